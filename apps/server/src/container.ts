@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { Config } from './config.ts';
+import { openPglite, openPostgres, type Database } from './db/client.ts';
+import type { SmsSender } from './adapters/sms/port.ts';
+import { createConsoleSms, type InboxEntry } from './adapters/sms/console.ts';
+import { createAliyunSms } from './adapters/sms/aliyun.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { createTenantRepository } from './modules/tenant/tenant.repository.ts';
+import { createTenantService } from './modules/tenant/tenant.service.ts';
+import { createAccountService } from './modules/user/account.service.ts';
+import { createCaptchaService } from './modules/captcha/captcha.service.ts';
+import { createJobQueue, type JobHandler } from './jobs/queue.ts';
+
+export type ContainerOverrides = { database?: Database; sms?: SmsSender; clock?: Clock };
+
+/** Composition root: database -> repositories -> adapters -> services. No DI framework. */
+export async function createContainer(config: Config, overrides: ContainerOverrides = {}) {
+  const database = overrides.database ?? (config.DATABASE_URL ? await openPostgres(config.DATABASE_URL) : await openPglite(path.join(config.dataDir, 'db')));
+  const { db } = database;
+  const clock = overrides.clock ?? systemClock;
+
+  const consoleSms = config.SMS_PROVIDER === 'console' && !overrides.sms ? createConsoleSms() : undefined;
+  const sms: SmsSender =
+    overrides.sms ??
+    consoleSms ??
+    createAliyunSms({
+      accessKeyId: config.ALIYUN_SMS_ACCESS_KEY_ID ?? '',
+      accessKeySecret: config.ALIYUN_SMS_ACCESS_KEY_SECRET ?? '',
+      signName: config.ALIYUN_SMS_SIGN_NAME ?? '',
+      templateCode: config.ALIYUN_SMS_TEMPLATE_CODE ?? '',
+      endpoint: config.ALIYUN_SMS_ENDPOINT,
+    });
+
+  const tenants = createTenantService({ tenants: createTenantRepository(db), defaultTenantCode: config.DEFAULT_TENANT });
+  const captcha = createCaptchaService({ db, clock, enabled: config.captcha });
+  const accounts = createAccountService({ db, sms, captcha, clock});
+
+  const jobHandlers: Record<string, JobHandler> = {};
+  const jobs = createJobQueue({ db, clock, handlers: jobHandlers });
+
+  return {
+    config,
+    database,
+    db,
+    clock,
+    /** Present only with the console SMS adapter: backs GET /dev/inbox. */
+    smsInbox: consoleSms ? (): InboxEntry[] => consoleSms.inbox() : undefined,
+    tenants,
+    captcha,
+    accounts,
+    jobs,
+    startJobs: (log: Parameters<typeof jobs.start>[0]) => jobs.start(log),
+    async close() {
+      await database.close();
+    },
+  };
+}
+export type Container = Awaited<ReturnType<typeof createContainer>>;
+

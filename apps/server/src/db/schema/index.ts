@@ -1,0 +1,7 @@
+// The schema object Drizzle needs for relational queries and drizzle-kit; one export per domain file.
+export * from './tenant.ts';
+export * from './user.ts';
+export * from './captcha.ts';
+export * from './datahub.ts';
+export * from './question.ts';
+export * from './job.ts';

@@ -1,0 +1,34 @@
+import { boolean, integer, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+
+export type TenantSettings = {
+  primaryColor: string;
+  contactPhone: string;
+  contactEmail: string;
+  companyName: string;
+  icp: string;
+};
+
+export const tenants = pgTable('tenants', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  code: text('code').notNull().unique(),
+  title: text('title').notNull(),
+  sloganTitle: text('slogan_title').notNull().default(''),
+  slogan: text('slogan').notNull().default(''),
+  favicon: text('favicon').notNull().default(''),
+  hashRateLogo: text('hash_rate_logo').notNull().default(''),
+  navigationLogo: text('navigation_logo').notNull().default(''),
+  loginLogo: text('login_logo').notNull().default(''),
+  htmlStyle: smallint('html_style').notNull().default(0),
+  restricted: boolean('restricted').notNull().default(false),
+  captchaType: text('captcha_type', { enum: ['click', 'slide', 'rotate', 'drag'] }).notNull().default('slide'),
+  settings: jsonb('settings').$type<TenantSettings>().notNull(),
+  isDefault: boolean('is_default').notNull().default(false),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const tenantHosts = pgTable('tenant_hosts', {
+  host: text('host').primaryKey(),
+  tenantId: integer('tenant_id')
+    .notNull()
+    .references(() => tenants.id, { onDelete: 'cascade' }),
+});

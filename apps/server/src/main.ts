@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from './config.ts';
+import { createContainer } from './container.ts';
+import { buildApp } from './app.ts';
+import { seedDemo } from './db/seed.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+async function main() {
+  const config = loadConfig();
+  const container = await createContainer(config);
+  if (config.seed) await seedDemo(container.db);
+  const app = await buildApp(container, {
+    logger: { level: config.LOG_LEVEL },
+    webDist: config.WEB_DIST ?? path.resolve(here, '../../web/dist'),
+  });
+  const jobs = container.startJobs(app.log);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'draining');
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    await jobs?.stop();
+    await app.close(); // stops accepting, lets in-flight requests finish
+    await container.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.PORT, host: config.HOST });
+  if (container.smsInbox) app.log.info('SMS codes are printed here as [sms] <phone> <code> and listed at /dev/inbox');
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

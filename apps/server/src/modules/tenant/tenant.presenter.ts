@@ -1,0 +1,24 @@
+import type { TenantDomainInfo } from '@suanli/contract/tenant';
+import type { TenantRow } from './tenant.repository.ts';
+
+export function presentTenantDomain(t: TenantRow): TenantDomainInfo {
+  return {
+    hash_rate_logo: t.hashRateLogo,
+    title: t.title,
+    config: {
+      restricted: t.restricted,
+      captchaType: t.captchaType,
+      primaryColor: t.settings.primaryColor,
+      contactPhone: t.settings.contactPhone,
+      contactEmail: t.settings.contactEmail,
+      companyName: t.settings.companyName,
+      icp: t.settings.icp,
+    },
+    favicon: t.favicon,
+    hash_rate_slogan_title: t.sloganTitle,
+    hash_rate_slogan: t.slogan,
+    html_style: t.htmlStyle,
+    navigation_logo: t.navigationLogo,
+    login_logo: t.loginLogo,
+  };
+}

@@ -1,0 +1,240 @@
+import type { SmsPurpose } from '@suanli/contract/user';
+import { ErrorReason } from '@suanli/contract/errors';
+import { AccountRules } from '@suanli/domain/account-rules';
+import type { Db } from '../../db/client.ts';
+import type { SmsSender } from '../../adapters/sms/port.ts';
+import { AppError, badRequest, conflict, notFound, tooMany, unauthorized } from '../../lib/errors.ts';
+import { randomDigits, randomToken, sha256, timingSafeEqualHex } from '../../lib/crypto.ts';
+import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/password.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { createUserRepository, type SessionRow, type UserRow } from './user.repository.ts';
+
+/** What the account service needs of captchas: spend a ticket issued for a solved challenge. */
+export interface CaptchaGate {
+  readonly enabled: boolean;
+  consumeTicket(tenantId: number, ticket: string | undefined): Promise<boolean>;
+}
+
+export type RequestMeta = { ip: string; userAgent: string };
+export type Authenticated = { user: UserRow; session: SessionRow };
+
+const CODE_INVALID = '短信验证码错误或已过期，请重新获取';
+const LOGIN_FAILED = '手机号或密码错误';
+const DAY_MS = 86_400_000;
+
+export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: CaptchaGate; clock: Clock}) {
+  const { db, clock } = deps;
+  const repo = createUserRepository(db);
+
+  const hashCode = (tenantId: number, phone: string, purpose: string, code: string) =>
+    sha256(`sms:${tenantId}:${phone}:${purpose}:${code}`);
+
+  async function requireCaptcha(tenantId: number, ticket: string | undefined, msg: string) {
+    if (!deps.captcha.enabled) return;
+    if (!(await deps.captcha.consumeTicket(tenantId, ticket))) throw badRequest(msg, ErrorReason.CaptchaRequired);
+  }
+
+  async function startSession(user: UserRow, meta: RequestMeta) {
+    const token = randomToken();
+    const now = clock();
+    const expiresAt = new Date(now.getTime() + AccountRules.sessionTtlDays * DAY_MS);
+    await repo.insertSession({
+      tenantId: user.tenantId,
+      userId: user.id,
+      tokenHash: sha256(token),
+      userAgent: meta.userAgent.slice(0, 512),
+      ip: meta.ip.slice(0, 64),
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt,
+    });
+    return { token, expiresAt: expiresAt.toISOString() };
+  }
+
+  /** Checks and spends the newest code of (phone, purpose) inside `tx`; a wrong try counts. */
+  async function spendCode(txRepo: ReturnType<typeof createUserRepository>, tenantId: number, phone: string, purpose: SmsPurpose, code: string) {
+    const now = clock();
+    await txRepo.lockPhone(tenantId, phone);
+    const open = await txRepo.latestOpenCode(tenantId, phone, purpose, now);
+    if (!open) return false;
+    if (!timingSafeEqualHex(open.codeHash, hashCode(tenantId, phone, purpose, code))) {
+      await txRepo.failCodeAttempt(open.id, AccountRules.smsMaxAttempts, now);
+      return false;
+    }
+    return txRepo.consumeCode(open.id, now);
+  }
+
+  /** Runs `fn` in a transaction after spending the code; a wrong code's attempt count survives. */
+  async function withCode<T>(tenantId: number, phone: string, purpose: SmsPurpose, code: string, fn: (r: ReturnType<typeof createUserRepository>) => Promise<T>) {
+    let wrong = false;
+    const result = await db.transaction(async (tx) => {
+      const r = createUserRepository(tx);
+      if (!(await spendCode(r, tenantId, phone, purpose, code))) {
+        wrong = true;
+        return undefined;
+      }
+      return fn(r);
+    });
+    if (wrong) throw badRequest(CODE_INVALID);
+    return result as T;
+  }
+
+  return {
+    async sendCode(tenantId: number, input: { phone: string; purpose: SmsPurpose; captchaTicket?: string }) {
+      await requireCaptcha(tenantId, input.captchaTicket, '请先完成人机验证');
+      const existing = await repo.findByPhone(tenantId, input.phone);
+      if (input.purpose === 'register' && existing) throw conflict('该手机号已注册，请直接登录');
+      if (input.purpose === 'change_phone' && existing) throw conflict('该手机号已被其他账号使用');
+      // No account behind the phone for sign-in or reset: answer as if sent, so phones can't be probed.
+      const deliver = input.purpose === 'register' || input.purpose === 'change_phone' || Boolean(existing);
+      const code = randomDigits(AccountRules.smsCodeLength);
+      await db.transaction(async (tx) => {
+        const r = createUserRepository(tx);
+        const now = clock();
+        await r.lockPhone(tenantId, input.phone);
+        const day = await r.countCodesSince(tenantId, input.phone, new Date(now.getTime() - DAY_MS));
+        if (day.last) {
+          const wait = AccountRules.smsResendSeconds - (now.getTime() - day.last.getTime()) / 1000;
+          if (wait > 0) throw tooMany(`验证码发送过于频繁，请 ${Math.ceil(wait)} 秒后再试`, wait);
+        }
+        if (day.count >= AccountRules.smsDailyMax) throw tooMany('该手机号今日获取验证码次数已达上限，请明天再试');
+        await r.insertCode({
+          tenantId,
+          phone: input.phone,
+          purpose: input.purpose,
+          codeHash: hashCode(tenantId, input.phone, input.purpose, deliver ? code : randomToken()),
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + AccountRules.smsCodeTtlSeconds * 1000),
+        });
+      });
+      if (deliver) {
+        try {
+          await deps.sms.sendCode({ phone: input.phone, code });
+        } catch {
+          throw new AppError(503, '短信发送失败，请稍后重试');
+        }
+      }
+      return { retryAfterSeconds: AccountRules.smsResendSeconds };
+    },
+
+    async register(tenantId: number, input: { phone: string; code: string; password: string; userName?: string }, meta: RequestMeta) {
+      const passwordHash = await hashPassword(input.password);
+      const user = await withCode(tenantId, input.phone, 'register', input.code, async (r) => {
+        const row = await r.insert({ tenantId, phone: input.phone, passwordHash, userName: input.userName ?? `用户${input.phone.slice(-4)}` });
+        if (!row) throw conflict('该手机号已注册，请直接登录');
+        return row;
+      });
+      return startSession(user, meta);
+    },
+
+    async loginWithPassword(tenantId: number, input: { phone: string; password: string; captchaTicket?: string }, meta: RequestMeta) {
+      const now = clock();
+      const throttle = await repo.throttleOf(tenantId, input.phone);
+      if (throttle?.lockedUntil && throttle.lockedUntil > now) {
+        const minutes = Math.ceil((throttle.lockedUntil.getTime() - now.getTime()) / 60_000);
+        throw tooMany(`登录失败次数过多，账号已锁定，请 ${minutes} 分钟后再试`, minutes * 60, ErrorReason.AccountLocked);
+      }
+      const lockExpired = throttle?.lockedUntil && throttle.lockedUntil <= now;
+      if (!lockExpired && (throttle?.failures ?? 0) >= AccountRules.loginCaptchaAfterFailures) {
+        await requireCaptcha(tenantId, input.captchaTicket, '登录失败次数较多，请先完成人机验证');
+      }
+      const user = await repo.findByPhone(tenantId, input.phone);
+      const good = user ? await verifyPassword(user.passwordHash, input.password) : (await burnPasswordCheck(input.password), false);
+      if (!user || !good) {
+        const lockUntil = new Date(now.getTime() + AccountRules.loginLockMinutes * 60_000);
+        const row = await repo.recordFailure(tenantId, input.phone, AccountRules.loginLockAfterFailures, lockUntil, now);
+        if (row?.lockedUntil && row.lockedUntil > now) {
+          throw tooMany(`登录失败次数过多，账号已锁定，请 ${AccountRules.loginLockMinutes} 分钟后再试`, AccountRules.loginLockMinutes * 60, ErrorReason.AccountLocked);
+        }
+        const needCaptcha = deps.captcha.enabled && (row?.failures ?? 0) >= AccountRules.loginCaptchaAfterFailures;
+        throw badRequest(LOGIN_FAILED, needCaptcha ? ErrorReason.CaptchaRequired : undefined);
+      }
+      await repo.clearThrottle(tenantId, input.phone);
+      return startSession(user, meta);
+    },
+
+    async loginWithCode(tenantId: number, input: { phone: string; code: string }, meta: RequestMeta) {
+      const now = clock();
+      const throttle = await repo.throttleOf(tenantId, input.phone);
+      if (throttle?.lockedUntil && throttle.lockedUntil > now) {
+        throw tooMany('登录失败次数过多，账号已锁定，请稍后再试', (throttle.lockedUntil.getTime() - now.getTime()) / 1000, ErrorReason.AccountLocked);
+      }
+      const user = await withCode(tenantId, input.phone, 'login', input.code, (r) => r.findByPhone(tenantId, input.phone));
+      if (!user) throw badRequest(CODE_INVALID);
+      await repo.clearThrottle(tenantId, input.phone);
+      return startSession(user, meta);
+    },
+
+    async resetPassword(tenantId: number, input: { phone: string; code: string; password: string }) {
+      const passwordHash = await hashPassword(input.password);
+      await withCode(tenantId, input.phone, 'reset', input.code, async (r) => {
+        const user = await r.findByPhone(tenantId, input.phone);
+        if (!user) throw badRequest(CODE_INVALID);
+        await r.updatePassword(user.id, passwordHash);
+        await r.revokeSessionsExcept(user.id, undefined, clock());
+        await r.clearThrottle(tenantId, input.phone);
+      });
+    },
+
+    async changePassword(auth: Authenticated, input: { oldPassword: string; newPassword: string }) {
+      if (!(await verifyPassword(auth.user.passwordHash, input.oldPassword))) throw badRequest('原密码不正确');
+      if (input.oldPassword === input.newPassword) throw badRequest('新密码不能与原密码相同');
+      const passwordHash = await hashPassword(input.newPassword);
+      await db.transaction(async (tx) => {
+        const r = createUserRepository(tx);
+        await r.updatePassword(auth.user.id, passwordHash);
+        await r.revokeSessionsExcept(auth.user.id, auth.session.id, clock());
+      });
+    },
+
+    async changePhone(auth: Authenticated, input: { phone: string; code: string }) {
+      if (input.phone === auth.user.phone) throw badRequest('新手机号不能与当前手机号相同');
+      await withCode(auth.user.tenantId, input.phone, 'change_phone', input.code, async (r) => {
+        if (!(await r.updatePhone(auth.user, input.phone))) throw conflict('该手机号已被其他账号使用');
+      });
+    },
+
+    /** Bearer token -> user, in the request's tenant only; slides the expiry forward. */
+    async authenticate(tenantId: number, token: string | undefined): Promise<Authenticated> {
+      if (!token || token.length > 128) throw unauthorized();
+      const now = clock();
+      const session = await repo.findLiveSession(sha256(token), now);
+      if (!session || session.tenantId !== tenantId) throw unauthorized();
+      const user = await repo.findById(tenantId, session.userId);
+      if (!user) throw unauthorized();
+      if (now.getTime() - session.lastSeenAt.getTime() > AccountRules.sessionTouchSeconds * 1000) {
+        await repo.touchSession(session.id, now, new Date(now.getTime() + AccountRules.sessionTtlDays * DAY_MS));
+      }
+      return { user, session };
+    },
+
+    async logout(auth: Authenticated) {
+      await repo.revokeSession(auth.user.id, auth.session.id, clock());
+    },
+
+    async listSessions(auth: Authenticated) {
+      const rows = await repo.listLiveSessions(auth.user.id, clock());
+      return rows.map((s) => ({
+        id: s.id,
+        current: s.id === auth.session.id,
+        userAgent: s.userAgent,
+        ip: s.ip,
+        createdAt: s.createdAt.toISOString(),
+        lastSeenAt: s.lastSeenAt.toISOString(),
+      }));
+    },
+
+    async revokeSession(auth: Authenticated, id: string) {
+      if (!(await repo.revokeSession(auth.user.id, id, clock()))) throw notFound('会话不存在或已失效');
+    },
+
+    async revokeOtherSessions(auth: Authenticated) {
+      return { revoked: await repo.revokeSessionsExcept(auth.user.id, auth.session.id, clock()) };
+    },
+
+    async balanceOf(userId: number) {
+      return repo.balanceOf(userId);
+    },
+  };
+}
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { plainText } from './validation.ts';
+
+export const datacenter = z.object({ dataCenterId: z.number().int(), dataCenterName: z.string() });
+export type Datacenter = z.infer<typeof datacenter>;
+
+/** SPEC §4: 0 = activating, 1 = activated; null data = never activated. */
+export const datahubStatus = { activating: 0, activated: 1 } as const;
+
+export const datahub = z.object({
+  name: z.string(),
+  status: z.union([z.literal(0), z.literal(1)]),
+  dataCenterId: z.number().int(),
+  activatedAt: z.string().nullable(),
+});
+export type Datahub = z.infer<typeof datahub>;
+
+export const datahubParams = z.object({
+  dataCenterId: z.coerce.number({ error: '数据中心编号必须是数字' }).int({ error: '数据中心编号必须是整数' }).positive({ error: '数据中心编号必须是正整数' }),
+});
+
+export const activateDatahubBody = z.strictObject({
+  center_id: z.number({ error: 'center_id 必须是数字' }).int({ error: 'center_id 必须是整数' }).positive({ error: 'center_id 必须是正整数' }),
+  name: plainText('数据中转站名称', 64),
+});

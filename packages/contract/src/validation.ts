@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/** Mainland China mobile number: 11 digits starting with 1[3-9]. */
+export const PHONE_RE = /^1[3-9]\d{9}$/;
+/** PRODUCT.md: 8–64 characters, letters and digits, containing both. */
+export const PASSWORD_RE = /^(?=.*[A-Za-z])(?=.*\d)[A-Za-z\d!@#$%^&*()_+\-=.,?~]{8,64}$/;
+
+export const phone = z
+  .string({ error: '请输入手机号' })
+  .trim()
+  .regex(PHONE_RE, { error: '手机号格式不正确，请输入 11 位中国大陆手机号' });
+
+export const password = z
+  .string({ error: '请输入密码' })
+  .min(8, { error: '密码长度至少 8 位' })
+  .max(64, { error: '密码长度不能超过 64 位' })
+  .regex(PASSWORD_RE, { error: '密码需同时包含字母和数字，且只能使用字母、数字和常用符号' });
+
+export const smsCode = z
+  .string({ error: '请输入短信验证码' })
+  .trim()
+  .regex(/^\d{6}$/, { error: '短信验证码为 6 位数字' });
+
+/** Free text stored as given and rendered escaped; control characters are refused. */
+export const plainText = (label: string, max: number, min = 1) =>
+  z
+    .string({ error: `请输入${label}` })
+    .trim()
+    .min(min, { error: min <= 1 ? `请输入${label}` : `${label}至少 ${min} 个字符` })
+    .max(max, { error: `${label}不能超过 ${max} 个字符` })
+    // eslint-disable-next-line no-control-regex
+    .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), {
+      error: `${label}包含不可见的控制字符`,
+    });

@@ -1,0 +1,20 @@
+/** PRODUCT.md "Accounts" numbers, shared by the server's rules and the web's countdowns. */
+export const AccountRules = {
+  smsCodeLength: 6,
+  smsCodeTtlSeconds: 5 * 60,
+  smsResendSeconds: 60,
+  smsDailyMax: 10,
+  smsMaxAttempts: 5,
+  loginCaptchaAfterFailures: 3,
+  loginLockAfterFailures: 10,
+  loginLockMinutes: 15,
+  sessionTtlDays: 7,
+  /** How stale a session's last-seen may get before a request slides its expiry forward. */
+  sessionTouchSeconds: 60,
+  captchaTtlSeconds: 120,
+} as const;
+
+/** 13812345678 -> 138****5678 */
+export function maskPhone(phone: string): string {
+  return phone.length === 11 ? `${phone.slice(0, 3)}****${phone.slice(7)}` : phone;
+}
