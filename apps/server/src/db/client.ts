@@ -82,10 +82,11 @@ function acquireLock(lockPath: string, dir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(fs.readFileSync(lockPath, 'utf8').trim());
-      if (holder && holder !== process.pid && isAlive(holder)) {
+      if (holder && isAlive(holder)) {
         throw new Error(
           `The embedded database in ${dir} is in use by process ${holder}. ` +
             'PGlite allows one process at a time: stop that process, or set DATABASE_URL to use PostgreSQL.',
+          { cause: err },
         );
       }
       fs.rmSync(lockPath, { force: true }); // stale lock of a process that is gone

@@ -1,0 +1,33 @@
+import type { Dict } from '../types.ts';
+import type zh from '../zh-CN/nav.ts';
+
+export default {
+  home: 'Home',
+  market: 'Compute market',
+  aiPlatform: 'AI platform',
+  largeModel: 'Large models',
+  imageCommunity: 'Images',
+  bareMetal: 'Bare metal',
+  help: 'Help',
+  tools: 'Tools',
+  datahub: 'Datahub',
+  operate: 'Operations',
+  loginRegister: 'Log in / Sign up',
+  console: 'Console',
+  realNameVerified: 'Verified',
+  realNameUnverified: 'Not verified',
+  userId: 'ID',
+  copyId: 'Copy ID',
+  copied: 'Copied',
+  availableBalance: 'Available balance',
+  recharge: 'Recharge',
+  frozenBalance: 'Frozen',
+  instanceCount: 'Instances',
+  instanceUnit: '',
+  accountSecurity: 'Account security',
+  logout: 'Log out',
+  logoutConfirm: 'Log out now?',
+  promo: 'New: the full PyTorch 2.x / CUDA 12 image series, ready to use',
+  promoAction: 'Take a look',
+  languageSwitch: '中文',
+} satisfies Dict<typeof zh>;

@@ -1,0 +1,33 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { installZodLocale } from '@suanli/contract/zod-locale';
+import { fetchTenantDomain } from './api/queries/tenant.ts';
+import { applyBranding } from './modules/tenant.tsx';
+import { getLanguage } from './locales/i18n.ts';
+import { App, removeBootMaskWhenReady } from './app.tsx';
+import './styles.css';
+
+installZodLocale();
+document.documentElement.lang = getLanguage();
+
+/** SPEC §2: branding loads before the first navigation, behind the loading mask of index.html. */
+async function boot() {
+  const mask = document.getElementById('boot-mask');
+  try {
+    const tenant = await fetchTenantDomain();
+    applyBranding(tenant);
+    const root = document.getElementById('root');
+    if (!root) throw new Error('#root missing');
+    createRoot(root).render(
+      <StrictMode>
+        <App tenant={tenant} />
+      </StrictMode>,
+    );
+    removeBootMaskWhenReady();
+  } catch {
+    const text = mask?.lastElementChild;
+    if (text) text.textContent = '加载失败，请检查网络后刷新页面';
+  }
+}
+
+void boot();

@@ -1,0 +1,23 @@
+import { Button, Card, Result } from 'antd';
+import { useNavigate } from 'react-router';
+import { useT } from '../../locales/i18n.ts';
+
+/** PRODUCT.md: pages that need an enterprise account send personal accounts here. */
+export function OnlyComPage() {
+  const { t } = useT();
+  const navigate = useNavigate();
+  return (
+    <Card>
+      <Result
+        status="403"
+        title={t('center.onlyComTitle')}
+        subTitle={t('center.onlyComDesc')}
+        extra={
+          <Button type="primary" onClick={() => navigate('/contact')}>
+            {t('center.onlyComAction')}
+          </Button>
+        }
+      />
+    </Card>
+  );
+}

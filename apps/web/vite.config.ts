@@ -1,0 +1,23 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  plugins: [react()],
+  server: {
+    port: 5173,
+    proxy: Object.fromEntries(['/api', '/user', '/ucenter', '/dev'].map((p) => [p, { target: 'http://localhost:8080', changeOrigin: false }])),
+  },
+  build: {
+    target: 'es2022',
+    chunkSizeWarningLimit: 1500,
+    rollupOptions: {
+      output: {
+        manualChunks(id) {
+          if (id.includes('node_modules/react') || id.includes('node_modules/react-dom') || id.includes('node_modules/scheduler')) return 'react';
+          if (id.includes('node_modules/react-router')) return 'router';
+          return undefined;
+        },
+      },
+    },
+  },
+});
