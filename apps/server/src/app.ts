@@ -7,6 +7,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import { installZodLocale } from '@suanli/contract/zod-locale';
 import type { Container } from './container.ts';
 import { registerErrorHandler } from './http/plugins/error-handler.ts';
+import { registerEncryption } from './http/plugins/encryption.ts';
 import { registerTenant } from './http/plugins/tenant.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerSpa } from './http/plugins/spa.ts';
@@ -14,6 +15,8 @@ import { ping } from './db/client.ts';
 import { userRoutes } from './http/routes/user.ts';
 import { tenantRoutes } from './http/routes/tenant.ts';
 import { captchaRoutes } from './http/routes/captcha.ts';
+import { datahubRoutes } from './http/routes/datahub.ts';
+import { questionRoutes } from './http/routes/question.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
 
@@ -32,6 +35,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   app.setSerializerCompiler(serializerCompiler);
 
   registerErrorHandler(app);
+  registerEncryption(app, container.rsaKeys);
   await app.register(fastifyCompress, { threshold: 1024 });
   await app.register(fastifySwagger, {
     openapi: {
@@ -57,10 +61,12 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   tenantRoutes(app, container.tenants);
   userRoutes(app, container.accounts);
   captchaRoutes(app, container.captcha);
+  datahubRoutes(app, container.datahub);
+  questionRoutes(app, container.questions);
 
   const inbox = container.smsInbox;
   if (inbox) app.get('/dev/inbox', { schema: { hide: true } }, async () => ({ list: inbox() }));
 
-  await registerSpa(app, opts.webDist);
+  await registerSpa(app, opts.webDist, container.rsaKeys.publicKeyPem);
   return app;
 }

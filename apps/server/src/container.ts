@@ -5,13 +5,16 @@ import type { SmsSender } from './adapters/sms/port.ts';
 import { createConsoleSms, type InboxEntry } from './adapters/sms/console.ts';
 import { createAliyunSms } from './adapters/sms/aliyun.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
+import { loadRsaKeys, type RsaKeys } from './lib/rsa-keys.ts';
 import { createTenantRepository } from './modules/tenant/tenant.repository.ts';
 import { createTenantService } from './modules/tenant/tenant.service.ts';
 import { createAccountService } from './modules/user/account.service.ts';
 import { createCaptchaService } from './modules/captcha/captcha.service.ts';
+import { createQuestionService } from './modules/question/question.service.ts';
 import { createJobQueue, type JobHandler } from './jobs/queue.ts';
+import { createDatahubService, DATAHUB_ACTIVATE_JOB } from './modules/datahub/datahub.service.ts';
 
-export type ContainerOverrides = { database?: Database; sms?: SmsSender; clock?: Clock };
+export type ContainerOverrides = { database?: Database; sms?: SmsSender; clock?: Clock; rsaKeys?: RsaKeys };
 
 /** Composition root: database -> repositories -> adapters -> services. No DI framework. */
 export async function createContainer(config: Config, overrides: ContainerOverrides = {}) {
@@ -35,7 +38,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const captcha = createCaptchaService({ db, clock, enabled: config.captcha });
   const accounts = createAccountService({ db, sms, captcha, clock});
 
-  const jobHandlers: Record<string, JobHandler> = {};
+  const datahub = createDatahubService({ db, clock, filesRoot: path.join(config.dataDir, 'files') });
+  // SPEC §5 request encryption: RSA_PRIVATE_KEY_FILE, else $DATA_DIR/keys, else in memory.
+  const rsaKeys = overrides.rsaKeys ?? (await loadRsaKeys({ file: config.RSA_PRIVATE_KEY_FILE, dataDir: config.dataDir }));
+
+  const jobHandlers: Record<string, JobHandler> = { [DATAHUB_ACTIVATE_JOB]: datahub.runActivation };
   const jobs = createJobQueue({ db, clock, handlers: jobHandlers });
 
   return {
@@ -48,6 +55,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     tenants,
     captcha,
     accounts,
+    rsaKeys,
+    questions: createQuestionService({ db, clock }),
+    datahub,
     jobs,
     startJobs: (log: Parameters<typeof jobs.start>[0]) => jobs.start(log),
     async close() {

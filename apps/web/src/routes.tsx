@@ -50,6 +50,7 @@ export const routes: RouteObject[] = [
           { path: 'onlyCom', handle: { name: 'onlyCom', title: 'center.onlyComTitle' } satisfies AppHandle, lazy: page(() => import('./pages/center/OnlyComPage.tsx'), 'OnlyComPage') },
         ],
       },
+      { path: '/operate/home', handle: { name: 'operateHome', title: 'site.operate.title' } satisfies AppHandle, lazy: page(() => import('./pages/operate/OperateHomePage.tsx'), 'OperateHomePage') },
       { path: '*', handle: { name: 'notFound', title: 'common.notFoundTitle' } satisfies AppHandle, lazy: page(() => import('./pages/NotFoundPage.tsx'), 'NotFoundPage') },
     ],
   },

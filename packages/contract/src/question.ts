@@ -14,3 +14,22 @@ export const questionBody = z.strictObject({
 export type QuestionBody = z.infer<typeof questionBody>;
 
 export const questionCreated = z.object({ id: z.string() });
+
+/** One contact-sales request as the tenant's operator sees it (GET /api/v1/operate/questions). */
+export const questionItem = z.object({
+  id: z.string(),
+  name: z.string(),
+  phone: z.string(),
+  company: z.string().nullable(),
+  email: z.string().nullable(),
+  gpuType: z.string().nullable(),
+  gpuCount: z.number().int().nullable(),
+  content: z.string(),
+  /** True when a signed-in user sent it (the row keeps the user id; the id stays internal). */
+  fromUser: z.boolean(),
+  createdAt: z.string(),
+});
+export type QuestionItem = z.infer<typeof questionItem>;
+
+/** PRODUCT decision: at most this many requests per hour from one phone (or one user) of a tenant. */
+export const QUESTION_HOURLY_LIMIT = 5;

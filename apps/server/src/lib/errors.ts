@@ -8,8 +8,9 @@ export class AppError extends Error {
     message: string,
     readonly reason?: ErrorReason,
     readonly headers?: Record<string, string>,
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'AppError';
   }
 }

@@ -37,7 +37,8 @@ instance.interceptors.request.use(async (config: InternalAxiosRequestConfig) => 
   const token = getToken();
   if (token && meta.withToken !== false) config.headers.set('Authorization', `Bearer ${token}`);
   const method = config.method?.toLowerCase();
-  if ((method === 'post' || method === 'put') && meta.repeatSubmit !== false) {
+  // Encrypted calls carry passwords: their plain body is never written to storage.
+  if ((method === 'post' || method === 'put') && meta.repeatSubmit !== false && !meta.encrypt) {
     const record = { url: config.url, data: typeof config.data === 'object' ? JSON.stringify(config.data) : config.data, time: Date.now() };
     try {
       sessionStorage.setItem(REPEAT_SUBMIT_KEY, JSON.stringify(record));
@@ -107,8 +108,12 @@ async function call<T>(config: AxiosRequestConfig, options: CallOptions = {}): P
   } catch (err) {
     let error = toApiError(err);
     if (axios.isAxiosError(err) && err.response && typeof err.response.data === 'string') {
-      const body = unwrap(err.response.data, err.config?.meta ?? meta, err.response.headers[ENCRYPT_HEADER] as string | undefined);
-      error = new ApiError(err.response.status, messageForStatus(err.response.status, body), body.reason, body.requestId);
+      try {
+        const body = unwrap(err.response.data, err.config?.meta ?? meta, err.response.headers[ENCRYPT_HEADER] as string | undefined);
+        error = new ApiError(err.response.status, messageForStatus(err.response.status, body), body.reason, body.requestId);
+      } catch {
+        error = new ApiError(err.response.status, messageForStatus(err.response.status, undefined));
+      }
     }
     if (axios.isCancel(err)) throw error;
     if (error.status === 401) handleUnauthorized();

@@ -7,11 +7,11 @@ declare module 'fastify' {
     auth: Authenticated | null;
   }
   interface FastifyInstance {
-    /** preHandler: a live session of this tenant's user, else 401. */
+    /** onRequest hook: a live session of this tenant's user, else 401. */
     requireUser: (req: FastifyRequest) => Promise<void>;
-    /** preHandler: like requireUser, and the user runs the tenant. */
+    /** onRequest hook: like requireUser, and the user runs the tenant. */
     requireOperator: (req: FastifyRequest) => Promise<void>;
-    /** preHandler: reads the session when there is one; never refuses. */
+    /** onRequest hook: reads the session when there is one; never refuses. */
     optionalUser: (req: FastifyRequest) => Promise<void>;
   }
 }

@@ -13,9 +13,10 @@ const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
 
 /**
  * Serves the built web app. index.html gets the tenant's title, favicon, colour and branding
- * inlined per Host, so the first paint is already branded and needs no extra round trip.
+ * inlined per Host, so the first paint is already branded and needs no extra round trip; the
+ * encryption public key rides along for the same reason.
  */
-export async function registerSpa(app: FastifyInstance, distDir: string | undefined): Promise<void> {
+export async function registerSpa(app: FastifyInstance, distDir: string | undefined, publicKeyPem: string): Promise<void> {
   const indexPath = distDir ? path.join(distDir, 'index.html') : undefined;
   const template = indexPath && fs.existsSync(indexPath) ? fs.readFileSync(indexPath, 'utf8') : undefined;
   if (distDir && template) {
@@ -30,7 +31,7 @@ export async function registerSpa(app: FastifyInstance, distDir: string | undefi
       info.favicon ? `<link rel="icon" href="${escapeHtml(info.favicon)}">` : '',
       `<meta name="theme-color" content="${escapeHtml(info.config.primaryColor)}">`,
       `<style>:root{--brand:${escapeHtml(info.config.primaryColor)}}</style>`,
-      `<script>window.__TENANT__=${scriptJson(info)}</script>`,
+      `<script>window.__TENANT__=${scriptJson(info)};window.__PUBLIC_KEY__=${scriptJson(publicKeyPem)}</script>`,
     ].join('');
     return reply
       .header('cache-control', 'no-cache')

@@ -59,35 +59,35 @@ export function userRoutes(app: App, accounts: AccountService) {
 
   app.put(
     '/api/v1/user/password',
-    { config: { encrypted: true }, preHandler: app.requireUser, schema: { tags, summary: '修改密码（加密请求）', security: [{ bearer: [] }], body: changePasswordBody, response: { 200: done } } },
+    { config: { encrypted: true }, onRequest: app.requireUser, schema: { tags, summary: '修改密码（加密请求）', security: [{ bearer: [] }], body: changePasswordBody, response: { 200: done } } },
     async (req) => {
       await accounts.changePassword(authOf(req), req.body);
       return ok(null);
     },
   );
 
-  app.get('/api/v1/user/detail', { preHandler: app.requireUser, schema: { tags, summary: '当前用户信息', security: [{ bearer: [] }], response: { 200: okEnvelope(userDetail) } } }, async (req) => {
+  app.get('/api/v1/user/detail', { onRequest: app.requireUser, schema: { tags, summary: '当前用户信息', security: [{ bearer: [] }], response: { 200: okEnvelope(userDetail) } } }, async (req) => {
     const { user } = authOf(req);
     return ok(presentUserDetail(user, { balance: await accounts.balanceOf(user.id), instanceNum: 0 }));
   });
 
   app.put(
     '/api/v1/user/phoneNumber',
-    { preHandler: app.requireUser, schema: { tags, summary: '更换手机号', security: [{ bearer: [] }], body: changePhoneBody, response: { 200: done } } },
+    { onRequest: app.requireUser, schema: { tags, summary: '更换手机号', security: [{ bearer: [] }], body: changePhoneBody, response: { 200: done } } },
     async (req) => {
       await accounts.changePhone(authOf(req), req.body);
       return ok(null);
     },
   );
 
-  app.post('/api/v1/user/logout', { preHandler: app.requireUser, schema: { tags, summary: '退出登录（吊销当前会话）', security: [{ bearer: [] }], response: { 200: done } } }, async (req) => {
+  app.post('/api/v1/user/logout', { onRequest: app.requireUser, schema: { tags, summary: '退出登录（吊销当前会话）', security: [{ bearer: [] }], response: { 200: done } } }, async (req) => {
     await accounts.logout(authOf(req));
     return ok(null);
   });
 
   app.get(
     '/api/v1/user/sessions',
-    { preHandler: app.requireUser, schema: { tags, summary: '登录设备列表', security: [{ bearer: [] }], response: { 200: okEnvelope(z.object({ list: z.array(sessionItem), total: z.number().int() })) } } },
+    { onRequest: app.requireUser, schema: { tags, summary: '登录设备列表', security: [{ bearer: [] }], response: { 200: okEnvelope(z.object({ list: z.array(sessionItem), total: z.number().int() })) } } },
     async (req) => {
       const list = await accounts.listSessions(authOf(req));
       return ok({ list, total: list.length });
@@ -97,7 +97,7 @@ export function userRoutes(app: App, accounts: AccountService) {
   app.delete(
     '/api/v1/user/sessions/:id',
     {
-      preHandler: app.requireUser,
+      onRequest: app.requireUser,
       schema: { tags, summary: '下线一个登录设备', security: [{ bearer: [] }], params: z.object({ id: z.uuid({ error: '会话编号格式不正确' }) }), response: { 200: done } },
     },
     async (req) => {
@@ -108,11 +108,11 @@ export function userRoutes(app: App, accounts: AccountService) {
 
   app.post(
     '/api/v1/user/sessions/revoke-others',
-    { preHandler: app.requireUser, schema: { tags, summary: '下线其他所有设备', security: [{ bearer: [] }], response: { 200: okEnvelope(z.object({ revoked: z.number().int() })) } } },
+    { onRequest: app.requireUser, schema: { tags, summary: '下线其他所有设备', security: [{ bearer: [] }], response: { 200: okEnvelope(z.object({ revoked: z.number().int() })) } } },
     async (req) => ok(await accounts.revokeOtherSessions(authOf(req))),
   );
 
-  app.get('/api/v1/account/balance', { preHandler: app.requireUser, schema: { tags: ['账户'], summary: '账户余额', security: [{ bearer: [] }], response: { 200: okEnvelope(balanceData) } } }, async (req) =>
+  app.get('/api/v1/account/balance', { onRequest: app.requireUser, schema: { tags: ['账户'], summary: '账户余额', security: [{ bearer: [] }], response: { 200: okEnvelope(balanceData) } } }, async (req) =>
     ok({ balance: await accounts.balanceOf(authOf(req).user.id), frozenBalance: 0 }),
   );
 }

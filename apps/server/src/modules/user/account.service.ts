@@ -8,6 +8,7 @@ import { randomDigits, randomToken, sha256, timingSafeEqualHex } from '../../lib
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/password.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createUserRepository, type SessionRow, type UserRow } from './user.repository.ts';
+import { createAuthCache } from './auth-cache.ts';
 
 /** What the account service needs of captchas: spend a ticket issued for a solved challenge. */
 export interface CaptchaGate {
@@ -21,10 +22,15 @@ export type Authenticated = { user: UserRow; session: SessionRow };
 const CODE_INVALID = '短信验证码错误或已过期，请重新获取';
 const LOGIN_FAILED = '手机号或密码错误';
 const DAY_MS = 86_400_000;
+/** How long another replica may still accept a token revoked elsewhere; see auth-cache.ts. */
+const AUTH_CACHE_MS = 5_000;
+const BALANCE_CACHE_MS = 1_000;
 
 export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: CaptchaGate; clock: Clock}) {
   const { db, clock } = deps;
   const repo = createUserRepository(db);
+  const authCache = createAuthCache(AUTH_CACHE_MS);
+  const balances = new Map<number, { balance: number; until: number }>();
 
   const hashCode = (tenantId: number, phone: string, purpose: string, code: string) =>
     sha256(`sms:${tenantId}:${phone}:${purpose}:${code}`);
@@ -110,8 +116,9 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
       if (deliver) {
         try {
           await deps.sms.sendCode({ phone: input.phone, code });
-        } catch {
-          throw new AppError(503, '短信发送失败，请稍后重试');
+        } catch (err) {
+          // The gateway's reason rides along as the cause; the error handler logs 5xx with it.
+          throw new AppError(503, '短信发送失败，请稍后重试', undefined, undefined, err);
         }
       }
       return { retryAfterSeconds: AccountRules.smsResendSeconds };
@@ -172,6 +179,7 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
         if (!user) throw badRequest(CODE_INVALID);
         await r.updatePassword(user.id, passwordHash);
         await r.revokeSessionsExcept(user.id, undefined, clock());
+        authCache.evictUser(user.id);
         await r.clearThrottle(tenantId, input.phone);
       });
     },
@@ -185,6 +193,7 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
         await r.updatePassword(auth.user.id, passwordHash);
         await r.revokeSessionsExcept(auth.user.id, auth.session.id, clock());
       });
+      authCache.evictUser(auth.user.id);
     },
 
     async changePhone(auth: Authenticated, input: { phone: string; code: string }) {
@@ -192,24 +201,36 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
       await withCode(auth.user.tenantId, input.phone, 'change_phone', input.code, async (r) => {
         if (!(await r.updatePhone(auth.user, input.phone))) throw conflict('该手机号已被其他账号使用');
       });
+      authCache.evictUser(auth.user.id);
     },
 
     /** Bearer token -> user, in the request's tenant only; slides the expiry forward. */
     async authenticate(tenantId: number, token: string | undefined): Promise<Authenticated> {
       if (!token || token.length > 128) throw unauthorized();
       const now = clock();
-      const session = await repo.findLiveSession(sha256(token), now);
+      const tokenHash = sha256(token);
+      const cached = authCache.get(tokenHash, now.getTime());
+      if (cached) {
+        if (cached.session.tenantId !== tenantId) throw unauthorized();
+        return { user: cached.user, session: cached.session };
+      }
+      const session = await repo.findLiveSession(tokenHash, now);
       if (!session || session.tenantId !== tenantId) throw unauthorized();
       const user = await repo.findById(tenantId, session.userId);
       if (!user) throw unauthorized();
       if (now.getTime() - session.lastSeenAt.getTime() > AccountRules.sessionTouchSeconds * 1000) {
-        await repo.touchSession(session.id, now, new Date(now.getTime() + AccountRules.sessionTtlDays * DAY_MS));
+        const expiresAt = new Date(now.getTime() + AccountRules.sessionTtlDays * DAY_MS);
+        await repo.touchSession(session.id, now, expiresAt);
+        session.lastSeenAt = now;
+        session.expiresAt = expiresAt;
       }
+      authCache.set(tokenHash, user, session, now.getTime());
       return { user, session };
     },
 
     async logout(auth: Authenticated) {
       await repo.revokeSession(auth.user.id, auth.session.id, clock());
+      authCache.evictUser(auth.user.id);
     },
 
     async listSessions(auth: Authenticated) {
@@ -226,14 +247,29 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
 
     async revokeSession(auth: Authenticated, id: string) {
       if (!(await repo.revokeSession(auth.user.id, id, clock()))) throw notFound('会话不存在或已失效');
+      authCache.evictUser(auth.user.id);
     },
 
     async revokeOtherSessions(auth: Authenticated) {
-      return { revoked: await repo.revokeSessionsExcept(auth.user.id, auth.session.id, clock()) };
+      const revoked = await repo.revokeSessionsExcept(auth.user.id, auth.session.id, clock());
+      authCache.evictUser(auth.user.id);
+      return { revoked };
     },
 
+    /** The balance for display (dropdown, dashboard): at most BALANCE_CACHE_MS old. */
     async balanceOf(userId: number) {
-      return repo.balanceOf(userId);
+      const now = clock().getTime();
+      const hit = balances.get(userId);
+      if (hit && hit.until > now) return hit.balance;
+      const balance = await repo.balanceOf(userId);
+      if (balances.size > 20_000) balances.clear();
+      balances.set(userId, { balance, until: now + BALANCE_CACHE_MS });
+      return balance;
+    },
+
+    /** Called by whatever changes a balance in this process, so the next read is fresh. */
+    forgetBalance(userId: number) {
+      balances.delete(userId);
     },
   };
 }

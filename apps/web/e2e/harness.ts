@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../server/src/config.ts';
+import { createContainer, type Container } from '../../server/src/container.ts';
+import { buildApp } from '../../server/src/app.ts';
+import { seedDemo } from '../../server/src/db/seed.ts';
+import { tenantHosts, tenants } from '../../server/src/db/schema/tenant.ts';
+import { eq } from 'drizzle-orm';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const WEB_DIST = path.resolve(here, '../dist');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Test host names for the seeded tenants. Chromium resolves *.localhost to loopback and treats it
+ * as a secure context, which WebCrypto (request encryption) needs.
+ */
+export const HOSTS = { demo: 'demo.localhost', starlake: 'starlake.localhost', partner: 'partner.localhost' } as const;
+
+export type Harness = {
+  container: Container;
+  app: FastifyInstance;
+  port: number;
+  browser: Browser;
+  url(host: keyof typeof HOSTS, pathname: string): string;
+  newPage(opts?: { width?: number; height?: number }): Promise<{ context: BrowserContext; page: Page }>;
+  close(): Promise<void>;
+};
+
+/**
+ * Starts the real server (in this process, so a test can read what only the server knows, such as
+ * a captcha's answer or an SMS code) on a free loopback port with a fresh data dir, serving the
+ * built web app, and launches Chromium.
+ */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  if (!fs.existsSync(path.join(WEB_DIST, 'index.html'))) throw new Error('web app not built: run `npm run build` first');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'suanli-e2e-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', CAPTCHA: 'off', ...env });
+  const container = await createContainer(config);
+  await seedDemo(container.db, () => {});
+  for (const [code, host] of Object.entries(HOSTS)) {
+    const [tenant] = await container.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.code, code));
+    if (tenant) await container.db.insert(tenantHosts).values({ host, tenantId: tenant.id }).onConflictDoNothing();
+  }
+  const app = await buildApp(container, { webDist: WEB_DIST });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const jobs = container.startJobs(app.log);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  return {
+    container,
+    app,
+    port,
+    browser,
+    url: (host, pathname) => `http://${HOSTS[host]}:${port}${pathname}`,
+    async newPage({ width = 1440, height = 900 } = {}) {
+      const context = await browser.newContext({ viewport: { width, height }, locale: 'zh-CN' });
+      const page = await context.newPage();
+      return { context, page };
+    },
+    async close() {
+      await browser.close();
+      await jobs.stop();
+      await app.close();
+      await container.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Where screenshots go (ignored by git); tests save pages there for a person to look at. */
+export function screenshotPath(name: string): string {
+  const dir = path.resolve(here, '../../../test-results/screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  return path.join(dir, `${name}.png`);
+}

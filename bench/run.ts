@@ -1,0 +1,83 @@
+/**
+ * `npm run bench`: prints each figure as a ratio or throughput with the machine named.
+ * Record results in docs/benchmarks.md. Never part of `npm test`.
+ */
+import os from 'node:os';
+import zlib from 'node:zlib';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { chromium } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+
+type Target = { appPort: number; barePort: number; token: string; engine: string };
+
+async function startTarget(env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/target.ts')], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    // the console SMS adapter prints its own lines first; the target's JSON line is the one
+    rl.on('line', (l) => l.startsWith('{') && resolve(l));
+    child.once('exit', (c) => reject(new Error(`bench target exited with ${c}`)));
+  });
+  return { target: JSON.parse(line) as Target, stop: () => child.kill('SIGTERM') };
+}
+
+async function rps(url: string, headers: Record<string, string> = {}) {
+  const result = await autocannon({ url, connections: 32, duration: DURATION, headers });
+  if (result.non2xx > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers`);
+  return result.requests.average;
+}
+
+async function userDetailRatio() {
+  const { target, stop } = await startTarget();
+  try {
+    const headers = { host: 'localhost', authorization: `Bearer ${target.token}` };
+    await rps(`http://127.0.0.1:${target.appPort}/api/v1/user/detail`, headers); // warm-up
+    const detail = await rps(`http://127.0.0.1:${target.appPort}/api/v1/user/detail`, headers);
+    const bare = await rps(`http://127.0.0.1:${target.barePort}/bare`);
+    console.log(`[bench] GET /api/v1/user/detail (${target.engine}): ${detail.toFixed(0)} req/s; bare Fastify route: ${bare.toFixed(0)} req/s; ratio ${(detail / bare).toFixed(2)} (aim ≥ 0.5)`);
+  } finally {
+    stop();
+  }
+}
+
+async function loginBundleBytes() {
+  const webDist = path.join(root, 'apps/web/dist');
+  if (!fs.existsSync(path.join(webDist, 'index.html'))) throw new Error('build the web app first: npm run build');
+  const { target, stop } = await startTarget({ WEB_DIST: webDist });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    const scripts: { url: string; gzip: number }[] = [];
+    page.on('response', async (res) => {
+      if (res.request().resourceType() !== 'script') return;
+      const body = await res.body().catch(() => Buffer.alloc(0));
+      scripts.push({ url: res.url(), gzip: zlib.gzipSync(body, { level: 9 }).length });
+    });
+    await page.goto(`http://localhost:${target.appPort}/login`, { waitUntil: 'networkidle' });
+    await page.waitForSelector('form');
+    const total = scripts.reduce((s, x) => s + x.gzip, 0);
+    console.log(`[bench] JS loaded to render /login: ${scripts.length} files, ${(total / 1024).toFixed(1)} KB gzipped (aim ≤ 300 KB)`);
+  } finally {
+    await browser.close();
+    stop();
+  }
+}
+
+console.log(`[bench] machine: ${machine}`);
+await userDetailRatio();
+await loginBundleBytes();
