@@ -58,7 +58,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
     }
   });
 
-  tenantRoutes(app, container.tenants);
+  tenantRoutes(app, container.tenants, { captchaEnabled: container.config.captcha });
   userRoutes(app, container.accounts);
   captchaRoutes(app, container.captcha);
   datahubRoutes(app, container.datahub);
@@ -67,6 +67,6 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   const inbox = container.smsInbox;
   if (inbox) app.get('/dev/inbox', { schema: { hide: true } }, async () => ({ list: inbox() }));
 
-  await registerSpa(app, opts.webDist, container.rsaKeys.publicKeyPem);
+  await registerSpa(app, { distDir: opts.webDist, publicKeyPem: container.rsaKeys.publicKeyPem, captchaEnabled: container.config.captcha });
   return app;
 }

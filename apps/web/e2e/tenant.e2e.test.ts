@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { screenshotPath, startHarness, type Harness } from './harness.ts';
+import { HOSTS, screenshotPath, startHarness, type Harness } from './harness.ts';
 
 describe('white label: branding and guards per tenant host', () => {
   let h: Harness;
@@ -25,7 +25,7 @@ describe('white label: branding and guards per tenant host', () => {
       }
     }
     // the title is in the served HTML itself, so even the first paint shows the brand
-    const html = await (await fetch(h.url('starlake', '/pagehome'))).text();
+    const html = (await h.app.inject({ url: '/pagehome', headers: { host: HOSTS.starlake } })).body;
     expect(html).toContain('<title>星湖智算</title>');
     await page.goto(h.url('demo', '/page'));
     await page.getByTestId('promo-banner').waitFor();

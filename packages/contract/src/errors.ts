@@ -3,7 +3,10 @@
  * errors the web reacts to (not just displays).
  */
 export const ErrorReason = {
+  /** Solve a captcha and send the same request again with its ticket. */
   CaptchaRequired: 'CAPTCHA_REQUIRED',
+  /** The request failed (e.g. wrong password); the next try must come with a captcha ticket. */
+  CaptchaNext: 'CAPTCHA_NEXT',
   AccountLocked: 'ACCOUNT_LOCKED',
   SessionExpired: 'SESSION_EXPIRED',
   EncryptionRequired: 'ENCRYPTION_REQUIRED',

@@ -11,6 +11,8 @@ export const tenantDomainInfo = z.object({
   config: z.object({
     restricted: z.boolean(),
     captchaType: captchaType,
+    /** False when the server runs with CAPTCHA=off (development): the web skips the captcha step. */
+    captchaEnabled: z.boolean(),
     primaryColor: z.string(),
     contactPhone: z.string(),
     contactEmail: z.string(),

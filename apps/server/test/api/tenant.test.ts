@@ -17,7 +17,7 @@ describe('tenant branding and health', () => {
   it('returns the branding of the tenant of the asked domain', async () => {
     const a = await t.request({ method: 'GET', url: '/ucenter/api/v1/tenant/domain?domain=localhost' });
     expect(a.statusCode).toBe(200);
-    expect(a.json()).toMatchObject({ code: 200, msg: '操作成功', data: { title: '算力云', html_style: 0, config: { restricted: false } } });
+    expect(a.json()).toMatchObject({ code: 200, msg: '操作成功', data: { title: '算力云', html_style: 0, config: { restricted: false, captchaType: 'slide', captchaEnabled: false } } });
     const b = await t.request({ method: 'GET', url: '/ucenter/api/v1/tenant/domain?domain=127.0.0.1:8080' });
     expect(b.json().data).toMatchObject({ title: '星湖智算', html_style: 1 });
     const fields = Object.keys(b.json().data).sort();

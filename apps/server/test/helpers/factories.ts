@@ -1,3 +1,4 @@
+import { hashPassword } from '../../src/lib/password.ts';
 import crypto from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { sessions, users, wallets } from '../../src/db/schema/user.ts';
@@ -14,18 +15,18 @@ export function randomPhone(): string {
 
 /**
  * Inserts a user of the tenant on `host` (default localhost) and a live session, the way
- * account.service's startSession does (only the token's sha256 is stored). The password hash is a
- * placeholder: these users sign in by the returned token, never by password.
+ * account.service's startSession does (only the token's sha256 is stored). Without `password` the
+ * hash is a placeholder: such users sign in by the returned token only.
  */
 export async function createUser(
   t: TestApp,
-  opts: { host?: string; role?: 'user' | 'operator'; phone?: string; userName?: string } = {},
+  opts: { host?: string; role?: 'user' | 'operator'; phone?: string; userName?: string; password?: string } = {},
 ): Promise<{ token: string; user: UserRow }> {
   const tenant = await t.container.tenants.resolve(opts.host ?? 'localhost');
   const phone = opts.phone ?? randomPhone();
   const [user] = await t.container.db
     .insert(users)
-    .values({ tenantId: tenant.id, phone, userName: opts.userName ?? `测试${phone.slice(-4)}`, passwordHash: 'factory:no-password', role: opts.role ?? 'user' })
+    .values({ tenantId: tenant.id, phone, userName: opts.userName ?? `测试${phone.slice(-4)}`, passwordHash: opts.password ? await hashPassword(opts.password) : 'factory:no-password', role: opts.role ?? 'user' })
     .returning();
   if (!user) throw new Error('factory: user insert failed');
   await t.container.db.insert(wallets).values({ userId: user.id, tenantId: tenant.id });

@@ -16,7 +16,8 @@ const scriptJson = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
  * inlined per Host, so the first paint is already branded and needs no extra round trip; the
  * encryption public key rides along for the same reason.
  */
-export async function registerSpa(app: FastifyInstance, distDir: string | undefined, publicKeyPem: string): Promise<void> {
+export async function registerSpa(app: FastifyInstance, opts: { distDir: string | undefined; publicKeyPem: string; captchaEnabled: boolean }): Promise<void> {
+  const { distDir, publicKeyPem } = opts;
   const indexPath = distDir ? path.join(distDir, 'index.html') : undefined;
   const template = indexPath && fs.existsSync(indexPath) ? fs.readFileSync(indexPath, 'utf8') : undefined;
   if (distDir && template) {
@@ -25,7 +26,7 @@ export async function registerSpa(app: FastifyInstance, distDir: string | undefi
 
   const renderIndex = (req: FastifyRequest, reply: FastifyReply) => {
     if (!template) return reply.status(503).type('text/plain; charset=utf-8').send('Web app not built: run `npm run build`.');
-    const info = presentTenantDomain(req.tenant);
+    const info = presentTenantDomain(req.tenant, { captchaEnabled: opts.captchaEnabled });
     const head = [
       `<title>${escapeHtml(info.title)}</title>`,
       info.favicon ? `<link rel="icon" href="${escapeHtml(info.favicon)}">` : '',

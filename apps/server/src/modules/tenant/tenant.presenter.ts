@@ -1,13 +1,14 @@
 import type { TenantDomainInfo } from '@suanli/contract/tenant';
 import type { TenantRow } from './tenant.repository.ts';
 
-export function presentTenantDomain(t: TenantRow): TenantDomainInfo {
+export function presentTenantDomain(t: TenantRow, opts: { captchaEnabled: boolean }): TenantDomainInfo {
   return {
     hash_rate_logo: t.hashRateLogo,
     title: t.title,
     config: {
       restricted: t.restricted,
       captchaType: t.captchaType,
+      captchaEnabled: opts.captchaEnabled,
       primaryColor: t.settings.primaryColor,
       contactPhone: t.settings.contactPhone,
       contactEmail: t.settings.contactEmail,

@@ -154,7 +154,7 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
           throw tooMany(`登录失败次数过多，账号已锁定，请 ${AccountRules.loginLockMinutes} 分钟后再试`, AccountRules.loginLockMinutes * 60, ErrorReason.AccountLocked);
         }
         const needCaptcha = deps.captcha.enabled && (row?.failures ?? 0) >= AccountRules.loginCaptchaAfterFailures;
-        throw badRequest(LOGIN_FAILED, needCaptcha ? ErrorReason.CaptchaRequired : undefined);
+        throw badRequest(LOGIN_FAILED, needCaptcha ? ErrorReason.CaptchaNext : undefined);
       }
       await repo.clearThrottle(tenantId, input.phone);
       return startSession(user, meta);

@@ -99,3 +99,12 @@ export const useLogout = () => {
     },
   });
 };
+
+/**
+ * POST /user/send-code as a mutation. Silent: the form shows the error itself, and a
+ * CAPTCHA_REQUIRED answer is the caller's cue to open the captcha and try again.
+ */
+export const useSendCode = () =>
+  useMutation({
+    mutationFn: (body: z.input<typeof sendCodeBody>) => http.post<{ retryAfterSeconds: number }>('/user/send-code', body, { withToken: false, silent: true }),
+  });

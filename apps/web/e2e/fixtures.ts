@@ -1,0 +1,32 @@
+import type { Page } from 'playwright-core';
+import { eq } from 'drizzle-orm';
+import { tenants } from '../../server/src/db/schema/tenant.ts';
+import type { Harness } from './harness.ts';
+import { HOSTS } from './harness.ts';
+
+let seq = 0;
+export const freshPhone = () => `135${String(process.pid % 1e4).padStart(4, '0')}${String(seq++).padStart(4, '0')}`;
+export const PASSWORD = 'E2ePassw0rd';
+
+/** A user registered through the real account service (codes from the console SMS inbox). */
+export async function registerUser(h: Harness, tenantCode: keyof typeof HOSTS = 'demo', userName = '测试用户') {
+  const [tenant] = await h.container.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.code, tenantCode));
+  if (!tenant) throw new Error(`no tenant ${tenantCode}`);
+  const phone = freshPhone();
+  await h.container.accounts.sendCode(tenant.id, { phone, purpose: 'register' });
+  const code = lastCode(h, phone);
+  const { token } = await h.container.accounts.register(tenant.id, { phone, code, password: PASSWORD, userName }, { ip: '127.0.0.1', userAgent: 'e2e' });
+  return { phone, token, tenantId: tenant.id };
+}
+
+export function lastCode(h: Harness, phone: string): string {
+  const hit = h.container.smsInbox?.().find((m) => m.phone === phone);
+  if (!hit) throw new Error(`no SMS code for ${phone}`);
+  return hit.code;
+}
+
+/** Puts a session token where the web app keeps it (SPEC §3: Admin-Token). */
+export async function signInWithToken(page: Page, h: Harness, host: keyof typeof HOSTS, token: string) {
+  await page.goto(h.url(host, '/login'));
+  await page.evaluate((t) => localStorage.setItem('Admin-Token', t), token);
+}

@@ -1,0 +1,33 @@
+import { Modal, Typography } from 'antd';
+import { useT } from '../../locales/i18n.ts';
+import { useTenant } from '../../modules/tenant.tsx';
+
+export type AgreementKind = 'agreement' | 'privacy';
+
+/** 用户协议 / 隐私政策, read before signing up. */
+export function AgreementModal({ kind, onClose }: { kind: AgreementKind | null; onClose: () => void }) {
+  const { t } = useT();
+  const tenant = useTenant();
+  const company = tenant.config.companyName || tenant.title;
+  const shown = kind ?? 'agreement';
+  const paragraphs = t(`auth.${shown}.body`, { company }).split('\n');
+  return (
+    <Modal
+      open={kind !== null}
+      title={t(`auth.${shown}.title`)}
+      onCancel={onClose}
+      onOk={onClose}
+      okText={t(`auth.${shown}.ok`)}
+      cancelButtonProps={{ style: { display: 'none' } }}
+      width={640}
+    >
+      <div style={{ maxHeight: '60vh', overflowY: 'auto', paddingRight: 8 }}>
+        {paragraphs.map((p, i) => (
+          <Typography.Paragraph key={i} style={{ lineHeight: 1.8 }}>
+            {p}
+          </Typography.Paragraph>
+        ))}
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,233 @@
+import { useRef, useState } from 'react';
+import { Alert, Button, Flex, Form, Input, Tabs } from 'antd';
+import { LockOutlined, MobileOutlined } from '@ant-design/icons';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { ErrorReason } from '@suanli/contract/errors';
+import { useLoginCode, useLoginPassword } from '../../api/queries/user.ts';
+import { toApiError } from '../../api/errors.ts';
+import { afterLoginPath } from '../../guards.ts';
+import { t as translate, useT } from '../../locales/i18n.ts';
+import { AuthLayout } from './AuthLayout.tsx';
+import { ForgotPasswordModal } from './ForgotPasswordModal.tsx';
+import { SmsCodeInput } from './SmsCodeInput.tsx';
+import { useCaptchaGate } from './useCaptchaGate.tsx';
+import { CHANGE_AND_BLUR, loginPasswordRules, phoneRules, smsCodeRules } from './rules.ts';
+
+type FormError = { title: string; message: string } | null;
+type PasswordValues = { phone: string; password: string };
+type CodeValues = { phone: string; code: string };
+
+const iconStyle = { color: 'rgba(0,0,0,.35)' };
+
+function ErrorAlert({ error, testId }: { error: FormError; testId: string }) {
+  if (!error) return null;
+  return <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid={testId} />;
+}
+
+/** A failed sign-in for the form's alert; a lock gets its own title (the message says how long). */
+function signInError(err: unknown): NonNullable<FormError> {
+  const e = toApiError(err);
+  return { title: translate(e.reason === ErrorReason.AccountLocked ? 'auth.login.lockedTitle' : 'auth.login.failedTitle'), message: e.message };
+}
+
+/** Where to go once signed in: the page that sent the visitor here, else the console. */
+function useAfterLogin() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  return () => navigate(afterLoginPath(location.search), { replace: true });
+}
+
+/**
+ * 密码登录. After 3 failures the server wants a captcha (CAPTCHA_REQUIRED): the captcha opens
+ * and the same sign-in is retried with its ticket; from then on every try solves one first.
+ * After 10 the account is locked for a while (ACCOUNT_LOCKED) and the server's message says how long.
+ */
+function PasswordLoginForm({ phone, onPhoneChange, onForgot }: { phone: string; onPhoneChange: (phone: string) => void; onForgot: () => void }) {
+  const { t } = useT();
+  const [form] = Form.useForm<PasswordValues>();
+  const login = useLoginPassword();
+  const captcha = useCaptchaGate();
+  const done = useAfterLogin();
+  const [error, setError] = useState<FormError>(null);
+  const needsCaptcha = useRef(false);
+
+  async function attempt(values: PasswordValues, ticket?: string): Promise<void> {
+    try {
+      await login.mutateAsync({ phone: values.phone.trim(), password: values.password, captchaTicket: ticket });
+      needsCaptcha.current = false;
+      done();
+    } catch (err) {
+      setError(signInError(err));
+      const reason = toApiError(err).reason;
+      // A wrong password that makes the next try need a captcha: fix the password first.
+      if (reason === ErrorReason.CaptchaNext) needsCaptcha.current = true;
+      if (reason !== ErrorReason.CaptchaRequired) return;
+      needsCaptcha.current = true;
+      if (ticket) return; // refused even with a ticket (it ran out): the next try solves another
+      // The server asked for a captcha before checking anything: solve it and send the same try.
+      const pass = await captcha.ask();
+      if (pass?.ticket) await attempt(values, pass.ticket);
+    }
+  }
+
+  async function submit(values: PasswordValues) {
+    setError(null);
+    let ticket: string | undefined;
+    if (needsCaptcha.current) {
+      const pass = await captcha.ask();
+      if (!pass) return;
+      ticket = pass.ticket;
+    }
+    await attempt(values, ticket);
+  }
+
+  return (
+    <Form
+      form={form}
+      size="large"
+      requiredMark={false}
+      initialValues={{ phone }}
+      onValuesChange={(changed: Partial<PasswordValues>) => changed.phone !== undefined && onPhoneChange(changed.phone)}
+      onFinish={(v) => void submit(v)}
+    >
+      <ErrorAlert error={error} testId="login-error" />
+      <Form.Item name="phone" rules={phoneRules()} validateTrigger={CHANGE_AND_BLUR}>
+        <Input
+          prefix={<MobileOutlined style={iconStyle} />}
+          maxLength={11}
+          inputMode="numeric"
+          autoComplete="tel"
+          placeholder={t('auth.field.phonePlaceholder')}
+          aria-label={t('auth.field.phone')}
+          data-testid="login-phone"
+        />
+      </Form.Item>
+      <Form.Item name="password" rules={loginPasswordRules()}>
+        <Input.Password
+          prefix={<LockOutlined style={iconStyle} />}
+          maxLength={64}
+          autoComplete="current-password"
+          placeholder={t('auth.field.passwordPlaceholder')}
+          aria-label={t('auth.field.password')}
+          data-testid="login-password"
+        />
+      </Form.Item>
+      <Flex justify="flex-end" style={{ marginTop: -12, marginBottom: 12 }}>
+        <Button type="link" size="small" style={{ padding: 0 }} onClick={onForgot} data-testid="login-forgot">
+          {t('auth.login.forgot')}
+        </Button>
+      </Flex>
+      <Form.Item style={{ marginBottom: 12 }}>
+        <Button type="primary" htmlType="submit" block loading={login.isPending} data-testid="login-submit">
+          {t('auth.login.submit')}
+        </Button>
+      </Form.Item>
+      {captcha.modal}
+    </Form>
+  );
+}
+
+/** 验证码登录: an SMS code of purpose 'login' instead of the password. */
+function CodeLoginForm({ phone, onPhoneChange }: { phone: string; onPhoneChange: (phone: string) => void }) {
+  const { t } = useT();
+  const [form] = Form.useForm<CodeValues>();
+  const login = useLoginCode();
+  const done = useAfterLogin();
+  const [error, setError] = useState<FormError>(null);
+
+  async function submit(values: CodeValues) {
+    setError(null);
+    try {
+      await login.mutateAsync({ phone: values.phone.trim(), code: values.code.trim() });
+      done();
+    } catch (err) {
+      setError(signInError(err));
+    }
+  }
+
+  return (
+    <Form
+      form={form}
+      size="large"
+      requiredMark={false}
+      initialValues={{ phone }}
+      onValuesChange={(changed: Partial<CodeValues>) => changed.phone !== undefined && onPhoneChange(changed.phone)}
+      onFinish={(v) => void submit(v)}
+    >
+      <ErrorAlert error={error} testId="login-code-error" />
+      <Form.Item name="phone" rules={phoneRules()} validateTrigger={CHANGE_AND_BLUR}>
+        <Input
+          prefix={<MobileOutlined style={iconStyle} />}
+          maxLength={11}
+          inputMode="numeric"
+          autoComplete="tel"
+          placeholder={t('auth.field.phonePlaceholder')}
+          aria-label={t('auth.field.phone')}
+          data-testid="login-code-phone"
+        />
+      </Form.Item>
+      <Form.Item name="code" rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
+        <SmsCodeInput purpose="login" testIdPrefix="login" onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
+      </Form.Item>
+      <Form.Item style={{ marginBottom: 12 }}>
+        <Button type="primary" htmlType="submit" block loading={login.isPending} data-testid="login-code-submit">
+          {t('auth.login.submit')}
+        </Button>
+      </Form.Item>
+    </Form>
+  );
+}
+
+/** /login: password or SMS code, 忘记密码, and the way to /register. */
+export function LoginPage() {
+  const { t } = useT();
+  const location = useLocation();
+  const [tab, setTab] = useState('password');
+  const [forgotOpen, setForgotOpen] = useState(false);
+  // Typed once, the phone follows the visitor between the tabs and into 忘记密码.
+  const [phone, setPhone] = useState('');
+  const [formKey, setFormKey] = useState(0);
+
+  return (
+    <AuthLayout
+      heading={t('auth.login.heading')}
+      subheading={t('auth.login.subheading')}
+      footer={
+        <>
+          {t('auth.login.noAccount')} <Link to={{ pathname: '/register', search: location.search }} style={{ color: 'var(--brand)' }} data-testid="login-to-register">
+            {t('auth.login.toRegister')}
+          </Link>
+        </>
+      }
+    >
+      <Tabs
+        activeKey={tab}
+        onChange={setTab}
+        destroyOnHidden
+        items={[
+          {
+            key: 'password',
+            label: <span data-testid="login-tab-password">{t('auth.login.tabPassword')}</span>,
+            children: <PasswordLoginForm key={formKey} phone={phone} onPhoneChange={setPhone} onForgot={() => setForgotOpen(true)} />,
+          },
+          {
+            key: 'code',
+            label: <span data-testid="login-tab-code">{t('auth.login.tabCode')}</span>,
+            children: <CodeLoginForm phone={phone} onPhoneChange={setPhone} />,
+          },
+        ]}
+      />
+      <ForgotPasswordModal
+        open={forgotOpen}
+        initialPhone={phone}
+        onClose={() => setForgotOpen(false)}
+        onDone={(resetPhone) => {
+          setForgotOpen(false);
+          setPhone(resetPhone);
+          setTab('password');
+          setFormKey((k) => k + 1); // a fresh password form, filled with the phone just reset
+        }}
+      />
+    </AuthLayout>
+  );
+}

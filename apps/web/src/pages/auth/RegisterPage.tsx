@@ -1,0 +1,135 @@
+import { useState } from 'react';
+import { Alert, App, Button, Checkbox, Form, Input } from 'antd';
+import { LockOutlined, MobileOutlined, UserOutlined } from '@ant-design/icons';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { useRegister } from '../../api/queries/user.ts';
+import { getErrorMessage } from '../../api/errors.ts';
+import { afterLoginPath } from '../../guards.ts';
+import { useT } from '../../locales/i18n.ts';
+import { AgreementModal, type AgreementKind } from './AgreementModal.tsx';
+import { AuthLayout } from './AuthLayout.tsx';
+import { SmsCodeInput } from './SmsCodeInput.tsx';
+import { CHANGE_AND_BLUR, confirmRules, newPasswordRules, phoneRules, smsCodeRules, userNameRules } from './rules.ts';
+
+type Values = { phone: string; code: string; password: string; confirm: string; userName?: string; agree: boolean };
+
+const iconStyle = { color: 'rgba(0,0,0,.35)' };
+
+/** /register: phone + SMS code + password (PRODUCT.md "Accounts"); signs the new user in. */
+export function RegisterPage() {
+  const { t } = useT();
+  const { message } = App.useApp();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [form] = Form.useForm<Values>();
+  const register = useRegister();
+  const [error, setError] = useState<{ title: string; message: string } | null>(null);
+  const [reading, setReading] = useState<AgreementKind | null>(null);
+
+  async function submit(values: Values) {
+    setError(null);
+    try {
+      const userName = values.userName?.trim();
+      await register.mutateAsync({ phone: values.phone.trim(), code: values.code.trim(), password: values.password, ...(userName ? { userName } : {}) });
+      void message.success(t('auth.register.success'));
+      navigate(afterLoginPath(location.search), { replace: true });
+    } catch (err) {
+      setError({ title: t('auth.register.failedTitle'), message: getErrorMessage(err) });
+    }
+  }
+
+  const docLink = (kind: AgreementKind) => (
+    <a
+      href="#"
+      style={{ color: 'var(--brand)' }}
+      onClick={(e) => {
+        e.preventDefault();
+        setReading(kind);
+      }}
+      data-testid={`register-read-${kind}`}
+    >
+      {t(`auth.register.${kind}`)}
+    </a>
+  );
+
+  return (
+    <AuthLayout
+      heading={t('auth.register.heading')}
+      subheading={t('auth.register.subheading')}
+      footer={
+        <>
+          {t('auth.register.hasAccount')} <Link to={{ pathname: '/login', search: location.search }} style={{ color: 'var(--brand)' }} data-testid="register-to-login">
+            {t('auth.register.toLogin')}
+          </Link>
+        </>
+      }
+    >
+      <Form form={form} size="large" requiredMark={false} onFinish={(v) => void submit(v)} initialValues={{ agree: false }}>
+        {error && <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid="register-error" />}
+        <Form.Item name="phone" rules={phoneRules()} validateTrigger={CHANGE_AND_BLUR}>
+          <Input
+            prefix={<MobileOutlined style={iconStyle} />}
+            maxLength={11}
+            inputMode="numeric"
+            autoComplete="tel"
+            placeholder={t('auth.field.phonePlaceholder')}
+            aria-label={t('auth.field.phone')}
+            data-testid="register-phone"
+          />
+        </Form.Item>
+        <Form.Item name="code" rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
+          <SmsCodeInput purpose="register" testIdPrefix="register" onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
+        </Form.Item>
+        <Form.Item name="password" rules={newPasswordRules()} hasFeedback>
+          <Input.Password
+            prefix={<LockOutlined style={iconStyle} />}
+            maxLength={64}
+            autoComplete="new-password"
+            placeholder={t('auth.field.newPasswordPlaceholder')}
+            aria-label={t('auth.field.password')}
+            data-testid="register-password"
+          />
+        </Form.Item>
+        <Form.Item name="confirm" dependencies={['password']} rules={confirmRules('password')} hasFeedback>
+          <Input.Password
+            prefix={<LockOutlined style={iconStyle} />}
+            maxLength={64}
+            autoComplete="new-password"
+            placeholder={t('auth.field.confirmPlaceholder')}
+            aria-label={t('auth.field.confirm')}
+            data-testid="register-confirm"
+          />
+        </Form.Item>
+        <Form.Item name="userName" rules={userNameRules()}>
+          <Input
+            prefix={<UserOutlined style={iconStyle} />}
+            maxLength={32}
+            autoComplete="nickname"
+            placeholder={t('auth.field.userNamePlaceholder')}
+            aria-label={t('auth.field.userName')}
+            data-testid="register-username"
+          />
+        </Form.Item>
+        <Form.Item
+          name="agree"
+          valuePropName="checked"
+          style={{ marginBottom: 16 }}
+          rules={[{ validator: (_r, v: boolean) => (v ? Promise.resolve() : Promise.reject(new Error(t('auth.register.agreeRequired')))) }]}
+        >
+          <Checkbox data-testid="register-agree">
+            {t('auth.register.agreePrefix')}
+            {docLink('agreement')}
+            {t('auth.register.and')}
+            {docLink('privacy')}
+          </Checkbox>
+        </Form.Item>
+        <Form.Item style={{ marginBottom: 12 }}>
+          <Button type="primary" htmlType="submit" block loading={register.isPending} data-testid="register-submit">
+            {t('auth.register.submit')}
+          </Button>
+        </Form.Item>
+      </Form>
+      <AgreementModal kind={reading} onClose={() => setReading(null)} />
+    </AuthLayout>
+  );
+}
