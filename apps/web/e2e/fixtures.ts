@@ -1,8 +1,7 @@
 import type { Page } from 'playwright-core';
 import { eq } from 'drizzle-orm';
 import { tenants } from '../../server/src/db/schema/tenant.ts';
-import type { Harness } from './harness.ts';
-import { HOSTS } from './harness.ts';
+import type { Harness, HOSTS } from './harness.ts';
 
 let seq = 0;
 export const freshPhone = () => `135${String(process.pid % 1e4).padStart(4, '0')}${String(seq++).padStart(4, '0')}`;
