@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyCompress from '@fastify/compress';
+import fastifyRateLimit from '@fastify/rate-limit';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { installZodLocale } from '@suanli/contract/zod-locale';
 import type { Container } from './container.ts';
@@ -37,6 +38,8 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   registerErrorHandler(app);
   registerEncryption(app, container.rsaKeys);
   await app.register(fastifyCompress, { threshold: 1024 });
+  // Only routes that name a `rateLimit` in their config are limited (see RATE_LIMITS).
+  if (container.config.rateLimit) await app.register(fastifyRateLimit, { global: false });
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: 'Suanli API', description: '算力控制台接口。所有接口以 { code, msg, data } 信封返回；金额单位为 0.0001 元的整数。', version: '0.1.0' },

@@ -25,12 +25,14 @@ const schema = z.object({
   RSA_PRIVATE_KEY_FILE: z.string().optional(),
   WEB_DIST: z.string().optional(),
   TRUST_PROXY: onOff.default('off'),
+  RATE_LIMIT: onOff.default('on'),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'CAPTCHA' | 'SEED' | 'TRUST_PROXY'> & {
+export type Config = Omit<z.infer<typeof schema>, 'CAPTCHA' | 'SEED' | 'TRUST_PROXY' | 'RATE_LIMIT'> & {
   captcha: boolean;
   seed: boolean;
   trustProxy: boolean;
+  rateLimit: boolean;
   dataDir: string;
 };
 
@@ -41,7 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const { CAPTCHA, SEED, TRUST_PROXY, ...rest } = parsed.data;
+  const { CAPTCHA, SEED, TRUST_PROXY, RATE_LIMIT, ...rest } = parsed.data;
   if (rest.SMS_PROVIDER === 'aliyun') {
     const missing = (['ALIYUN_SMS_ACCESS_KEY_ID', 'ALIYUN_SMS_ACCESS_KEY_SECRET', 'ALIYUN_SMS_SIGN_NAME', 'ALIYUN_SMS_TEMPLATE_CODE'] as const).filter(
       (k) => !rest[k],
@@ -53,6 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     captcha: CAPTCHA === 'on',
     seed: SEED === 'on',
     trustProxy: TRUST_PROXY === 'on',
+    rateLimit: RATE_LIMIT === 'on',
     dataDir: path.resolve(rest.DATA_DIR),
   };
 }

@@ -10,3 +10,13 @@ declare module 'fastify' {
     encrypted?: boolean;
   }
 }
+
+/**
+ * Per-client-IP limits on the unauthenticated calls that cost the server work (drawing a
+ * captcha) or money (an SMS), on top of the per-phone rules of the account service. Per process:
+ * with several replicas a client gets up to N times as many.
+ */
+export const RATE_LIMITS = {
+  captcha: { max: 40, timeWindow: '1 minute' },
+  sendCode: { max: 20, timeWindow: '10 minutes' },
+} as const;

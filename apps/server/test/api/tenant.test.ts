@@ -45,3 +45,23 @@ describe('tenant branding and health', () => {
     expect(Object.keys(res.json().paths)).toEqual(expect.arrayContaining(['/user/register', '/api/v1/user/detail', '/ucenter/api/v1/tenant/domain']));
   });
 });
+
+describe('per-IP limits on captchas and SMS', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { RATE_LIMIT: 'on' } });
+  });
+  afterAll(() => t.close());
+
+  it('answers 429 with a Chinese message once an IP asks for too many captchas', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 45; i++) statuses.push((await t.request({ method: 'GET', url: '/user/captcha/slide' })).statusCode);
+    expect(statuses.slice(0, 40).every((s) => s === 200)).toBe(true);
+    const last = await t.request({ method: 'GET', url: '/user/captcha/slide' });
+    expect(last.statusCode).toBe(429);
+    expect(last.json()).toMatchObject({ code: 429, msg: '操作过于频繁，请稍后再试', data: null });
+    // another client is not affected
+    const other = await t.request({ method: 'GET', url: '/user/captcha/slide', remoteAddress: '10.0.0.9' });
+    expect(other.statusCode).toBe(200);
+  });
+});

@@ -46,7 +46,7 @@ export function decryptLikeClient(body: string, aesKey: string): string {
 }
 
 export async function buildTestApp(opts: { engine?: Engine; captcha?: boolean; clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
-  const config = loadConfig({ CAPTCHA: opts.captcha ? 'on' : 'off', DATA_DIR: '/nonexistent-test-data', LOG_LEVEL: 'silent', ...opts.env });
+  const config = loadConfig({ CAPTCHA: opts.captcha ? 'on' : 'off', RATE_LIMIT: 'off', DATA_DIR: '/nonexistent-test-data', LOG_LEVEL: 'silent', ...opts.env });
   const database = await openTestDatabase(opts.engine ?? 'pglite');
   const sms = createFakeSms();
   const container = await createContainer(config, { database, sms, clock: opts.clock, rsaKeys: await testRsaKeys() });

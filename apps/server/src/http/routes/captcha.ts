@@ -1,7 +1,7 @@
 import { okEnvelope } from '@suanli/contract/envelope';
 import { captchaChallenge, captchaCheckBody, captchaTicket } from '@suanli/contract/captcha';
 import type { CaptchaType } from '@suanli/contract/tenant';
-import type { App } from '../route-types.ts';
+import { RATE_LIMITS, type App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
 import type { CaptchaService } from '../../modules/captcha/captcha.service.ts';
 
@@ -24,14 +24,14 @@ export function captchaRoutes(app: App, captcha: CaptchaService) {
   const tags = ['验证码'];
   const issued = { 200: okEnvelope(captchaChallenge) };
 
-  app.get('/user/captcha', { schema: { tags, summary: '获取验证码（租户配置的类型）', description: issueDescription, response: issued } }, async (req, reply) => {
+  app.get('/user/captcha', { config: { rateLimit: RATE_LIMITS.captcha }, schema: { tags, summary: '获取验证码（租户配置的类型）', description: issueDescription, response: issued } }, async (req, reply) => {
     // A challenge is single-use: no cache may hand the same one out twice.
     reply.header('cache-control', 'no-store');
     return ok(await captcha.issue(req.tenant.id, req.tenant.captchaType));
   });
 
   for (const [type, summary] of Object.entries(summaries) as [CaptchaType, string][]) {
-    app.get(`/user/captcha/${type}`, { schema: { tags, summary, description: issueDescription, response: issued } }, async (req, reply) => {
+    app.get(`/user/captcha/${type}`, { config: { rateLimit: RATE_LIMITS.captcha }, schema: { tags, summary, description: issueDescription, response: issued } }, async (req, reply) => {
       reply.header('cache-control', 'no-store');
       return ok(await captcha.issue(req.tenant.id, type));
     });
@@ -39,7 +39,7 @@ export function captchaRoutes(app: App, captcha: CaptchaService) {
 
   app.post(
     '/user/captcha/check',
-    { schema: { tags, summary: '校验验证码，答对返回一次性票据', description: checkDescription, body: captchaCheckBody, response: { 200: okEnvelope(captchaTicket) } } },
+    { config: { rateLimit: RATE_LIMITS.captcha }, schema: { tags, summary: '校验验证码，答对返回一次性票据', description: checkDescription, body: captchaCheckBody, response: { 200: okEnvelope(captchaTicket) } } },
     async (req) => ok(await captcha.check(req.tenant.id, req.body)),
   );
 }

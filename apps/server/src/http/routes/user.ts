@@ -15,7 +15,7 @@ import {
 } from '@suanli/contract/user';
 import { balanceData } from '@suanli/contract/account';
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../route-types.ts';
+import { RATE_LIMITS, type App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
 import { authOf } from '../plugins/auth.ts';
 import type { AccountService } from '../../modules/user/account.service.ts';
@@ -26,7 +26,7 @@ const done = okEnvelope(z.null());
 
 export function userRoutes(app: App, accounts: AccountService) {
   const tags = ['用户'];
-  app.post('/user/send-code', { schema: { tags, summary: '发送短信验证码', body: sendCodeBody, response: { 200: okEnvelope(sendCodeResult) } } }, async (req) =>
+  app.post('/user/send-code', { config: { rateLimit: RATE_LIMITS.sendCode }, schema: { tags, summary: '发送短信验证码', body: sendCodeBody, response: { 200: okEnvelope(sendCodeResult) } } }, async (req) =>
     ok(await accounts.sendCode(req.tenant.id, req.body)),
   );
 
