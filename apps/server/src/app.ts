@@ -9,6 +9,7 @@ import { installZodLocale } from '@suanli/contract/zod-locale';
 import type { Container } from './container.ts';
 import { registerErrorHandler } from './http/plugins/error-handler.ts';
 import { registerEncryption } from './http/plugins/encryption.ts';
+import { registerIdempotency } from './http/plugins/idempotency.ts';
 import { registerTenant } from './http/plugins/tenant.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerSpa } from './http/plugins/spa.ts';
@@ -36,6 +37,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   app.setSerializerCompiler(serializerCompiler);
 
   registerErrorHandler(app);
+  registerIdempotency(app, container); // before encryption: its onSend must see the plain answer
   registerEncryption(app, container.rsaKeys);
   await app.register(fastifyCompress, { threshold: 1024 });
   // Only routes that name a `rateLimit` in their config are limited (see RATE_LIMITS).

@@ -1,13 +1,11 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { installZodLocale } from '@suanli/contract/zod-locale';
 import { fetchTenantDomain } from './api/queries/tenant.ts';
 import { applyBranding } from './modules/tenant.tsx';
 import { getLanguage } from './locales/i18n.ts';
 import { App, removeBootMaskWhenReady } from './app.tsx';
 import './styles.css';
 
-installZodLocale();
 document.documentElement.lang = getLanguage();
 
 /** SPEC §2: branding loads before the first navigation, behind the loading mask of index.html. */

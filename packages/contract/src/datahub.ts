@@ -1,15 +1,15 @@
 import { z } from 'zod';
+import { DATAHUB_NAME_MAX, datahubStatus, type DatahubStatus } from '@suanli/domain/datahub';
 import { plainText } from './validation.ts';
+
+// Constants live in the domain package so the web can use them without loading zod.
+export { DATAHUB_NAME_MAX, datahubStatus, type DatahubStatus };
 
 /** Datacenter ids are PostgreSQL `integer`s: a larger number can't name one, and must not reach the database. */
 const MAX_ID = 2_147_483_647;
 
 export const datacenter = z.object({ dataCenterId: z.number().int(), dataCenterName: z.string() });
 export type Datacenter = z.infer<typeof datacenter>;
-
-/** SPEC §4: 0 = activating, 1 = activated; null data = never activated. */
-export const datahubStatus = { activating: 0, activated: 1 } as const;
-export type DatahubStatus = (typeof datahubStatus)[keyof typeof datahubStatus];
 
 export const datahub = z.object({
   name: z.string(),
@@ -29,7 +29,6 @@ export const datahubParams = z.object({
 });
 
 /** Datahub names: shown in the dialog and used as a label only (the storage path is derived from ids). */
-export const DATAHUB_NAME_MAX = 64;
 
 export const activateDatahubBody = z.strictObject({
   center_id: z

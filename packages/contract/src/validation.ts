@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { PASSWORD_RE, PHONE_RE } from '@suanli/domain/account-rules';
 
-/** Mainland China mobile number: 11 digits starting with 1[3-9]. */
-export const PHONE_RE = /^1[3-9]\d{9}$/;
-/** PRODUCT.md: 8–64 characters, letters and digits, containing both. */
-export const PASSWORD_RE = /^(?=.*[A-Za-z])(?=.*\d)[A-Za-z\d!@#$%^&*()_+\-=.,?~]{8,64}$/;
+// The patterns live in the domain package so the web can use them without loading zod.
+export { PASSWORD_RE, PHONE_RE };
 
 export const phone = z
   .string({ error: '请输入手机号' })

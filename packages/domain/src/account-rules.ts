@@ -1,3 +1,8 @@
+/** Mainland China mobile number: 11 digits starting with 1[3-9]. */
+export const PHONE_RE = /^1[3-9]\d{9}$/;
+/** PRODUCT.md: 8–64 characters, letters and digits, containing both. */
+export const PASSWORD_RE = /^(?=.*[A-Za-z])(?=.*\d)[A-Za-z\d!@#$%^&*()_+\-=.,?~]{8,64}$/;
+
 /** PRODUCT.md "Accounts" numbers, shared by the server's rules and the web's countdowns. */
 export const AccountRules = {
   smsCodeLength: 6,

@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** SPEC §5: the body arrives AES-encrypted with an RSA-protected key, and the answer leaves so. */
     encrypted?: boolean;
+    /** DESIGN §4: honours an `Idempotency-Key` header (http/plugins/idempotency.ts). */
+    idempotent?: boolean;
   }
 }
 

@@ -5,3 +5,4 @@ export * from './captcha.ts';
 export * from './datahub.ts';
 export * from './question.ts';
 export * from './job.ts';
+export * from './idempotency.ts';

@@ -27,7 +27,7 @@ export function datahubRoutes(app: App, datahubs: DatahubService) {
 
   app.post(
     '/api/v1/ai-web/datahub',
-    { onRequest: app.requireUser, schema: { tags, summary: '激活数据中转站（异步完成，status 0 → 1）', security, body: activateDatahubBody, response: { 200: okEnvelope(datahub) } } },
+    { config: { idempotent: true }, onRequest: app.requireUser, schema: { tags, summary: '激活数据中转站（异步完成，status 0 → 1）', security, body: activateDatahubBody, response: { 200: okEnvelope(datahub) } } },
     async (req) => ok(await datahubs.activate(authOf(req).user, req.body)),
   );
 }

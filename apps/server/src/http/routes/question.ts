@@ -10,6 +10,7 @@ export function questionRoutes(app: App, questions: QuestionService) {
     '/api/v1/questions/',
     {
       // Signed-in or not: the guard of the web sends visitors here signed in, but sales leads are welcome either way.
+      config: { idempotent: true },
       onRequest: app.optionalUser,
       schema: { tags: ['咨询'], summary: '提交预约咨询（联系销售）', body: questionBody, response: { 200: okEnvelope(questionCreated) } },
     },

@@ -32,7 +32,7 @@ export function userRoutes(app: App, accounts: AccountService) {
 
   app.post(
     '/user/register',
-    { config: { encrypted: true }, schema: { tags, summary: '注册（加密请求）', body: registerBody, response: { 200: okEnvelope(loginResult) } } },
+    { config: { encrypted: true, idempotent: true }, schema: { tags, summary: '注册（加密请求）', body: registerBody, response: { 200: okEnvelope(loginResult) } } },
     async (req) => ok(await accounts.register(req.tenant.id, req.body, meta(req))),
   );
 

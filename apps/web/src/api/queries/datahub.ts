@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { activateDatahubBody, Datacenter, Datahub } from '@suanli/contract/datahub';
-import { datahubStatus } from '@suanli/contract/datahub';
+import { datahubStatus } from '@suanli/domain/datahub';
 import { http } from '../client.ts';
 
 /** SPEC §9: while a datahub is activating, its status is asked again every 3 s. */

@@ -1,5 +1,5 @@
 import { Alert, Button, Form, Input, Typography } from 'antd';
-import { DATAHUB_NAME_MAX } from '@suanli/contract/datahub';
+import { DATAHUB_NAME_MAX } from '@suanli/domain/datahub';
 import type { Datacenter } from '@suanli/contract/datahub';
 import { useT } from '../../locales/i18n.ts';
 

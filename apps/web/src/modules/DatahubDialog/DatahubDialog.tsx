@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import { Alert, App, Button, Descriptions, Modal, Skeleton, Typography } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import type { Datacenter, Datahub } from '@suanli/contract/datahub';
-import { datahubStatus } from '@suanli/contract/datahub';
+import { datahubStatus } from '@suanli/domain/datahub';
 import { formatDateTime } from '@suanli/domain/format';
 import { datahubQuery, useActivateDatahub } from '../../api/queries/datahub.ts';
 import { getErrorMessage } from '../../api/errors.ts';

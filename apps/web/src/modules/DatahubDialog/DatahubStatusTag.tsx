@@ -1,7 +1,7 @@
 import { Tag } from 'antd';
 import { CheckCircleOutlined, ClockCircleOutlined, SyncOutlined } from '@ant-design/icons';
 import type { Datahub } from '@suanli/contract/datahub';
-import { datahubStatus } from '@suanli/contract/datahub';
+import { datahubStatus } from '@suanli/domain/datahub';
 import { useT } from '../../locales/i18n.ts';
 
 /** SPEC §4: 待激活 (no datahub), 激活中 (status 0, spinning), 已激活 (status 1). */

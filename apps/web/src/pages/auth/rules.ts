@@ -1,5 +1,5 @@
 import type { FormRule } from 'antd';
-import { PASSWORD_RE, PHONE_RE } from '@suanli/contract/validation';
+import { PASSWORD_RE, PHONE_RE } from '@suanli/domain/account-rules';
 import { t } from '../../locales/i18n.ts';
 
 /**

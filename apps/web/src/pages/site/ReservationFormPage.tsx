@@ -4,12 +4,15 @@ import type { Rule } from 'antd/es/form';
 import { CheckCircleOutlined, MailOutlined, PhoneOutlined, SafetyOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { questionBody } from '@suanli/contract/question';
-import { formatIssue } from '@suanli/contract/zod-locale';
+import { formatIssue, installZodLocale } from '@suanli/contract/zod-locale';
 import { useT } from '../../locales/i18n.ts';
 import { useTenant } from '../../modules/tenant.tsx';
 import { useSubmitQuestion, type QuestionInput } from '../../api/queries/question.ts';
 import { getErrorMessage } from '../../api/errors.ts';
 import '../home/home.css';
+
+// Zod is loaded only by the pages that validate with contract schemas; its messages in Chinese.
+installZodLocale();
 
 type Field = keyof typeof questionBody.shape;
 type FormValues = { name?: string; phone?: string; company?: string; email?: string; gpuType?: string; gpuCount?: number | null; content?: string };
