@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { fetchTenantDomain } from './api/queries/tenant.ts';
 import { applyBranding } from './modules/tenant.tsx';
-import { getLanguage } from './locales/i18n.ts';
+import { getLanguage, loadLanguage } from './locales/i18n.ts';
 import { App, removeBootMaskWhenReady } from './app.tsx';
 import './styles.css';
 
@@ -12,7 +12,7 @@ document.documentElement.lang = getLanguage();
 async function boot() {
   const mask = document.getElementById('boot-mask');
   try {
-    const tenant = await fetchTenantDomain();
+    const [tenant] = await Promise.all([fetchTenantDomain(), loadLanguage(getLanguage())]);
     applyBranding(tenant);
     const root = document.getElementById('root');
     if (!root) throw new Error('#root missing');

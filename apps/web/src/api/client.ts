@@ -3,7 +3,10 @@ import { t } from '../locales/i18n.ts';
 import { feedback, toastError } from '../modules/feedback.ts';
 import { ApiError, messageForStatus, toApiError } from './errors.ts';
 import { getToken, removeToken } from './session.ts';
-import { decryptResponse, encryptRequest, ENCRYPT_HEADER } from './crypto.ts';
+import { ENCRYPT_HEADER } from './encrypt-key.ts';
+
+/** The cipher code loads with the first encrypted call, not with every page. */
+const loadCrypto = () => import('./crypto.ts');
 
 /** SPEC §9: request timeout. */
 export const REQUEST_TIMEOUT_MS = 50_000;
@@ -47,6 +50,7 @@ instance.interceptors.request.use(async (config: InternalAxiosRequestConfig) => 
     }
   }
   if (meta.encrypt && config.data !== undefined) {
+    const { encryptRequest } = await loadCrypto();
     const { body, header, aesKey } = await encryptRequest(config.data);
     config.data = body;
     config.headers.set(ENCRYPT_HEADER, header);
@@ -85,8 +89,8 @@ function handleUnauthorized(): void {
 
 type EnvelopeBody = { code?: number; msg?: string; data?: unknown; reason?: string; requestId?: string };
 
-function unwrap(raw: unknown, meta: Meta, encryptedHeader: string | undefined): EnvelopeBody {
-  if (encryptedHeader && meta.aesKey && typeof raw === 'string') return decryptResponse(raw, meta.aesKey) as EnvelopeBody;
+async function unwrap(raw: unknown, meta: Meta, encryptedHeader: string | undefined): Promise<EnvelopeBody> {
+  if (encryptedHeader && meta.aesKey && typeof raw === 'string') return (await loadCrypto()).decryptResponse(raw, meta.aesKey) as EnvelopeBody;
   if (typeof raw === 'string') {
     try {
       return JSON.parse(raw) as EnvelopeBody;
@@ -101,7 +105,7 @@ async function call<T>(config: AxiosRequestConfig, options: CallOptions = {}): P
   const meta: Meta = { ...options };
   try {
     const res = await instance.request({ ...config, meta, headers: options.headers, signal: options.signal, transformResponse: (d: unknown) => d });
-    const body = unwrap(res.data, res.config.meta ?? meta, res.headers[ENCRYPT_HEADER] as string | undefined);
+    const body = await unwrap(res.data, res.config.meta ?? meta, res.headers[ENCRYPT_HEADER] as string | undefined);
     const code = body.code ?? 200;
     if (code === 200) return body.data as T;
     throw new ApiError(code, messageForStatus(code, body), body.reason, body.requestId);
@@ -109,7 +113,7 @@ async function call<T>(config: AxiosRequestConfig, options: CallOptions = {}): P
     let error = toApiError(err);
     if (axios.isAxiosError(err) && err.response && typeof err.response.data === 'string') {
       try {
-        const body = unwrap(err.response.data, err.config?.meta ?? meta, err.response.headers[ENCRYPT_HEADER] as string | undefined);
+        const body = await unwrap(err.response.data, err.config?.meta ?? meta, err.response.headers[ENCRYPT_HEADER] as string | undefined);
         error = new ApiError(err.response.status, messageForStatus(err.response.status, body), body.reason, body.requestId);
       } catch {
         error = new ApiError(err.response.status, messageForStatus(err.response.status, undefined));

@@ -14,8 +14,7 @@ import { t } from '../locales/i18n.ts';
  * synchronous decrypt keeps the response path simple.
  */
 
-/** The header carrying the RSA-protected AES key, on requests and encrypted answers (SPEC §9). */
-export const ENCRYPT_HEADER = 'encrypt-key';
+export { ENCRYPT_HEADER } from './encrypt-key.ts';
 export const PUBLIC_KEY_URL = '/api/v1/crypto/public-key';
 
 declare global {

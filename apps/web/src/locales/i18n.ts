@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from 'react';
+import type { Dict } from './types.ts';
 import zhCommon from './zh-CN/common.ts';
 import zhNav from './zh-CN/nav.ts';
 import zhAuth from './zh-CN/auth.ts';
@@ -9,16 +10,6 @@ import zhDatahub from './zh-CN/datahub.ts';
 import zhCaptcha from './zh-CN/captcha.ts';
 import zhSafe from './zh-CN/safe.ts';
 import zhSite from './zh-CN/site.ts';
-import enCommon from './en-US/common.ts';
-import enNav from './en-US/nav.ts';
-import enAuth from './en-US/auth.ts';
-import enHome from './en-US/home.ts';
-import enHelp from './en-US/help.ts';
-import enCenter from './en-US/center.ts';
-import enDatahub from './en-US/datahub.ts';
-import enCaptcha from './en-US/captcha.ts';
-import enSafe from './en-US/safe.ts';
-import enSite from './en-US/site.ts';
 
 /** One namespace per area; each area owns its pair of files under zh-CN/ and en-US/. */
 const zh = {
@@ -33,22 +24,17 @@ const zh = {
   safe: zhSafe,
   site: zhSite,
 };
-const en = {
-  common: enCommon,
-  nav: enNav,
-  auth: enAuth,
-  home: enHome,
-  help: enHelp,
-  center: enCenter,
-  datahub: enDatahub,
-  captcha: enCaptcha,
-  safe: enSafe,
-  site: enSite,
-};
 
 export type Language = 'zh-CN' | 'en-US';
 export const languages: Language[] = ['zh-CN', 'en-US'];
 type Messages = typeof zh;
+/** The English dictionary once loaded; until then, and for any missing key, Chinese. */
+let en: Dict<Messages> | undefined;
+
+/** Loads a language's dictionary (English is a separate chunk). */
+export async function loadLanguage(lang: Language): Promise<void> {
+  if (lang === 'en-US' && !en) en = (await import('./en-US/index.ts')).en;
+}
 
 type Leaves<T, P extends string = ''> = {
   [K in keyof T & string]: T[K] extends string ? `${P}${K}` : T[K] extends readonly unknown[] ? `${P}${K}` : Leaves<T[K], `${P}${K}.`>;
@@ -72,7 +58,8 @@ export function getLanguage(): Language {
   return current;
 }
 
-export function setLanguage(lang: Language): void {
+export async function setLanguage(lang: Language): Promise<void> {
+  await loadLanguage(lang);
   current = lang;
   try {
     localStorage.setItem(STORAGE_KEY, lang);
@@ -89,14 +76,14 @@ function lookup(dict: unknown, key: string): unknown {
 
 /** Translates outside React too (the API client); `{name}` placeholders are filled from vars. */
 export function t(key: MessageKey, vars?: Record<string, string | number>): string {
-  const value = lookup(current === 'en-US' ? en : zh, key) ?? lookup(zh, key);
+  const value = lookup(current === 'en-US' && en ? en : zh, key) ?? lookup(zh, key);
   const text = typeof value === 'string' ? value : key;
   return vars ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m)) : text;
 }
 
 /** A list or object of messages (help articles, menus), in the current language. */
 export function tm<T = unknown>(key: MessageKey): T {
-  return (lookup(current === 'en-US' ? en : zh, key) ?? lookup(zh, key)) as T;
+  return (lookup(current === 'en-US' && en ? en : zh, key) ?? lookup(zh, key)) as T;
 }
 
 const subscribe = (l: () => void) => {

@@ -1,16 +1,16 @@
-import { Button, Dropdown, Flex, Layout, Menu, Skeleton } from 'antd';
-import { DownOutlined, GlobalOutlined } from '@ant-design/icons';
+import { Button, Flex, Layout, Menu, Skeleton } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import { useSyncExternalStore } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import type { MenuProps } from 'antd';
-import { useT, setLanguage, type MessageKey } from '../../locales/i18n.ts';
+import { useT, type MessageKey } from '../../locales/i18n.ts';
 import { getToken, onTokenChange } from '../../api/session.ts';
 import { userDetailQuery } from '../../api/queries/user.ts';
 import { useTenant } from '../tenant.tsx';
 import { isRouteAvailable } from '../route-availability.ts';
 import { UserDropdown } from './UserDropdown.tsx';
 import { ToolsMenu } from './ToolsMenu.tsx';
+import { LanguageSwitch } from '../LanguageSwitch.tsx';
 
 /** SPEC §2 navigation entries, in order. Entries whose pages are not built yet stay hidden. */
 const ENTRIES: { key: string; title: MessageKey; to: string }[] = [
@@ -23,7 +23,7 @@ const ENTRIES: { key: string; title: MessageKey; to: string }[] = [
 ];
 
 export function NavBar() {
-  const { t, lang } = useT();
+  const { t } = useT();
   const tenant = useTenant();
   const location = useLocation();
   const navigate = useNavigate();
@@ -52,20 +52,7 @@ export function NavBar() {
             {t('nav.operate')}
           </Button>
         )}
-        <Dropdown
-          menu={{
-            selectedKeys: [lang],
-            items: [
-              { key: 'zh-CN', label: '简体中文' },
-              { key: 'en-US', label: 'English' },
-            ],
-            onClick: ({ key }) => setLanguage(key as 'zh-CN' | 'en-US'),
-          }}
-        >
-          <Button type="text" icon={<GlobalOutlined />} aria-label={t('common.language')}>
-            <DownOutlined style={{ fontSize: 10 }} />
-          </Button>
-        </Dropdown>
+        <LanguageSwitch />
         {signedIn ? (
           <>
             <Button type="primary" ghost onClick={() => navigate('/center/home')} data-testid="nav-console">

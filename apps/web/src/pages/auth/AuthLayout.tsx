@@ -1,8 +1,9 @@
 import type { ReactNode } from 'react';
-import { Button, Dropdown } from 'antd';
-import { CheckOutlined, DownOutlined, GlobalOutlined, HomeOutlined } from '@ant-design/icons';
+import { Button } from 'antd';
+import { CheckOutlined, HomeOutlined } from '@ant-design/icons';
+import { LanguageSwitch } from '../../modules/LanguageSwitch.tsx';
 import { Link, useNavigate } from 'react-router';
-import { setLanguage, useT, type Language } from '../../locales/i18n.ts';
+import { useT } from '../../locales/i18n.ts';
 import { useTenant } from '../../modules/tenant.tsx';
 import styles from './AuthLayout.module.css';
 
@@ -13,7 +14,7 @@ type Props = { heading: string; subheading: string; footer?: ReactNode; children
  * primary colour, slogan, selling points), the form card on the right.
  */
 export function AuthLayout({ heading, subheading, footer, children }: Props) {
-  const { t, lang } = useT();
+  const { t } = useT();
   const tenant = useTenant();
   const navigate = useNavigate();
   const company = tenant.config.companyName || tenant.title;
@@ -45,21 +46,7 @@ export function AuthLayout({ heading, subheading, footer, children }: Props) {
           <Button type="text" icon={<HomeOutlined />} onClick={() => navigate('/')}>
             {t('nav.home')}
           </Button>
-          <Dropdown
-            menu={{
-              selectedKeys: [lang],
-              items: [
-                { key: 'zh-CN', label: '简体中文' },
-                { key: 'en-US', label: 'English' },
-              ],
-              onClick: ({ key }) => setLanguage(key as Language),
-            }}
-          >
-            <Button type="text" icon={<GlobalOutlined />} aria-label={t('common.language')}>
-              {lang === 'en-US' ? 'English' : '简体中文'}
-              <DownOutlined style={{ fontSize: 10 }} />
-            </Button>
-          </Dropdown>
+          <LanguageSwitch />
         </div>
         <div className={styles.center}>
           <section className={styles.card}>

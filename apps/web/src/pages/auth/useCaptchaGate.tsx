@@ -1,8 +1,10 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { CaptchaModal } from '../../modules/Captcha/CaptchaModal.tsx';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useTenant } from '../../modules/tenant.tsx';
 
 /** What `ask()` yields: a solved challenge's ticket (none when captchas are off), or null if closed. */
+// Loaded when a captcha is first needed: most visits to the sign-in page never need one.
+const CaptchaModal = lazy(() => import('../../modules/Captcha/CaptchaModal.tsx').then((m) => ({ default: m.CaptchaModal })));
+
 export type CaptchaPass = { ticket?: string } | null;
 
 /**
@@ -13,6 +15,7 @@ export type CaptchaPass = { ticket?: string } | null;
 export function useCaptchaGate() {
   const { config } = useTenant();
   const [open, setOpen] = useState(false);
+  const [used, setUsed] = useState(false);
   const pending = useRef<((pass: CaptchaPass) => void) | null>(null);
 
   const settle = useCallback((pass: CaptchaPass) => {
@@ -29,6 +32,7 @@ export function useCaptchaGate() {
         if (!enabled) return resolve({});
         pending.current?.(null);
         pending.current = resolve;
+        setUsed(true);
         setOpen(true);
       }),
     [enabled],
@@ -37,6 +41,10 @@ export function useCaptchaGate() {
   // A form that unmounts mid-captcha must not leave its caller waiting forever.
   useEffect(() => () => pending.current?.(null), []);
 
-  const modal = <CaptchaModal open={open} type={config.captchaType} onSuccess={(ticket) => settle({ ticket })} onCancel={() => settle(null)} />;
+  const modal = used ? (
+    <Suspense fallback={null}>
+      <CaptchaModal open={open} type={config.captchaType} onSuccess={(ticket) => settle({ ticket })} onCancel={() => settle(null)} />
+    </Suspense>
+  ) : null;
   return { ask, modal };
 }
