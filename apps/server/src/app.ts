@@ -17,6 +17,7 @@ import { ping } from './db/client.ts';
 import { userRoutes } from './http/routes/user.ts';
 import { tenantRoutes } from './http/routes/tenant.ts';
 import { captchaRoutes } from './http/routes/captcha.ts';
+import { walletRoutes } from './http/routes/wallet.ts';
 import { datahubRoutes } from './http/routes/datahub.ts';
 import { questionRoutes } from './http/routes/question.ts';
 
@@ -66,6 +67,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   tenantRoutes(app, container.tenants, { captchaEnabled: container.config.captcha });
   userRoutes(app, container.accounts);
   captchaRoutes(app, container.captcha);
+  walletRoutes(app, container.ledger);
   datahubRoutes(app, container.datahub);
   questionRoutes(app, container.questions);
 

@@ -12,6 +12,7 @@ import { createAccountService } from './modules/user/account.service.ts';
 import { createCaptchaService } from './modules/captcha/captcha.service.ts';
 import { createQuestionService } from './modules/question/question.service.ts';
 import { createJobQueue, type JobHandler } from './jobs/queue.ts';
+import { createLedgerService } from './modules/wallet/ledger.service.ts';
 import { createDatahubService, DATAHUB_ACTIVATE_JOB } from './modules/datahub/datahub.service.ts';
 
 export type ContainerOverrides = { database?: Database; sms?: SmsSender; clock?: Clock; rsaKeys?: RsaKeys };
@@ -37,6 +38,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const tenants = createTenantService({ tenants: createTenantRepository(db), defaultTenantCode: config.DEFAULT_TENANT });
   const captcha = createCaptchaService({ db, clock, enabled: config.captcha });
   const accounts = createAccountService({ db, sms, captcha, clock});
+  const ledger = createLedgerService({ db, clock, onBalanceChanged: (userId) => accounts.forgetBalance(userId) });
 
   const datahub = createDatahubService({ db, clock, filesRoot: path.join(config.dataDir, 'files') });
   // SPEC §5 request encryption: RSA_PRIVATE_KEY_FILE, else $DATA_DIR/keys, else in memory.
@@ -55,6 +57,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     tenants,
     captcha,
     accounts,
+    ledger,
     rsaKeys,
     questions: createQuestionService({ db, clock }),
     datahub,

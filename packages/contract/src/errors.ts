@@ -11,6 +11,7 @@ export const ErrorReason = {
   SessionExpired: 'SESSION_EXPIRED',
   EncryptionRequired: 'ENCRYPTION_REQUIRED',
   EnterpriseOnly: 'ENTERPRISE_ONLY',
+  InsufficientBalance: 'INSUFFICIENT_BALANCE',
 } as const;
 export type ErrorReason = (typeof ErrorReason)[keyof typeof ErrorReason];
 

@@ -6,3 +6,4 @@ export * from './datahub.ts';
 export * from './question.ts';
 export * from './job.ts';
 export * from './idempotency.ts';
+export * from './wallet.ts';

@@ -8,6 +8,23 @@ export type TenantSettings = {
   icp: string;
 };
 
+/** Per-tenant gateway settings (secrets included: the operator's own merchant accounts). */
+export type TenantPaymentSettings = {
+  sandbox?: { enabled: boolean };
+  alipay?: { enabled: boolean; appId: string; privateKeyPem: string; alipayPublicKeyPem: string; sellerId?: string; gatewayUrl?: string; mode: 'page' | 'qr' };
+  wechat?: {
+    enabled: boolean;
+    mchId: string;
+    appId: string;
+    merchantSerialNo: string;
+    merchantPrivateKeyPem: string;
+    apiV3Key: string;
+    platformPublicKeyPem: string;
+    platformSerialNo: string;
+    baseUrl?: string;
+  };
+};
+
 export const tenants = pgTable('tenants', {
   id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
   code: text('code').notNull().unique(),
@@ -22,6 +39,7 @@ export const tenants = pgTable('tenants', {
   restricted: boolean('restricted').notNull().default(false),
   captchaType: text('captcha_type', { enum: ['click', 'slide', 'rotate', 'drag'] }).notNull().default('slide'),
   settings: jsonb('settings').$type<TenantSettings>().notNull(),
+  paymentSettings: jsonb('payment_settings').$type<TenantPaymentSettings>().notNull().default({ sandbox: { enabled: true } }),
   isDefault: boolean('is_default').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,0 +1,74 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { users } from './user.ts';
+
+export const ledgerKinds = ['recharge', 'order_payment', 'payg_charge', 'refund', 'coupon', 'adjustment'] as const;
+export type LedgerKind = (typeof ledgerKinds)[number];
+
+/**
+ * The append-only ledger: every change of a balance is one row here, written in the same
+ * transaction that changes `wallets.balance`. Sum of a user's amounts = their balance.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: integer('tenant_id').notNull(),
+    userId: bigint('user_id', { mode: 'number' })
+      .notNull()
+      .references(() => users.id),
+    kind: text('kind', { enum: ledgerKinds }).notNull(),
+    /** Signed, in units of 0.0001 yuan: income positive, expense negative. */
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    balanceAfter: bigint('balance_after', { mode: 'number' }).notNull(),
+    /** The business reference it belongs to (`payment:<id>`, `order:<id>`…); one entry per kind and ref. */
+    ref: text('ref').notNull(),
+    memo: text('memo').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('ledger_user_kind_ref').on(t.userId, t.kind, t.ref), index('ledger_user_time').on(t.userId, t.createdAt)],
+);
+
+export const paymentMethods = ['sandbox', 'alipay', 'wechat'] as const;
+export const paymentStatuses = ['pending', 'paid', 'failed', 'expired'] as const;
+
+/** A recharge payment at a gateway; its id is the out_trade_no the gateway knows it by. */
+export const payments = pgTable(
+  'payments',
+  {
+    id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
+    tenantId: integer('tenant_id').notNull(),
+    userId: bigint('user_id', { mode: 'number' })
+      .notNull()
+      .references(() => users.id),
+    method: text('method', { enum: paymentMethods }).notNull(),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    status: text('status', { enum: paymentStatuses }).notNull().default('pending'),
+    payUrl: text('pay_url'),
+    qrCode: text('qr_code'),
+    gatewayTradeNo: text('gateway_trade_no'),
+    /** Paid after it had expired: credited (the money was taken) and flagged for the operator. */
+    flagged: boolean('flagged').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    paidAt: timestamp('paid_at', { withTimezone: true }),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+  },
+  (t) => [index('payments_user_time').on(t.userId, t.createdAt), index('payments_open').on(t.status, t.expiresAt)],
+);
+
+/** Every notification a gateway sent, verified or not: the audit trail of money arriving. */
+export const paymentNotifications = pgTable(
+  'payment_notifications',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    method: text('method', { enum: paymentMethods }).notNull(),
+    paymentId: uuid('payment_id'),
+    verified: boolean('verified').notNull(),
+    outcome: text('outcome').notNull(),
+    headers: jsonb('headers').$type<Record<string, string | undefined>>().notNull(),
+    body: text('body').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('payment_notifications_payment').on(t.paymentId)],
+);

@@ -1,0 +1,109 @@
+import { sql } from 'drizzle-orm';
+import { ErrorReason } from '@suanli/contract/errors';
+import type { TransactionsPage } from '@suanli/contract/wallet';
+import { formatMoney } from '@suanli/domain/format';
+import { queryRows, type Db, type DbOrTx, type Tx } from '../../db/client.ts';
+import type { LedgerKind } from '../../db/schema/wallet.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { conflict, notFound } from '../../lib/errors.ts';
+import { createLedgerRepository, type LedgerFilter, type LedgerRow } from './ledger.repository.ts';
+
+export type Posting = {
+  tenantId: number;
+  userId: number;
+  kind: LedgerKind;
+  /** Signed units of 0.0001 yuan. */
+  amount: number;
+  /** The business reference; posting the same (kind, ref) again changes nothing. */
+  ref: string;
+  memo?: string;
+  /** Metering may take a balance below zero (arrears); a user's own action never does. */
+  allowNegative?: boolean;
+};
+
+export type LedgerMismatch = { userId: number; problem: 'balance' | 'chain'; detail: string };
+
+/**
+ * The one way money moves: lock the balance row, append the ledger entry, set the balance, in
+ * one transaction. Idempotent on (user, kind, ref), so a retried notification or job can't post
+ * twice.
+ */
+export function createLedgerService(deps: { db: Db; clock: Clock; onBalanceChanged?: (userId: number) => void }) {
+  const { db, clock } = deps;
+
+  async function postIn(tx: DbOrTx, p: Posting): Promise<{ entry: LedgerRow; replayed: boolean }> {
+    if (!Number.isSafeInteger(p.amount) || p.amount === 0) throw new Error(`ledger: amount must be a non-zero safe integer, got ${p.amount}`);
+    const repo = createLedgerRepository(tx);
+    const wallet = await repo.lockWallet(p.userId);
+    if (!wallet || wallet.tenantId !== p.tenantId) throw notFound();
+    const existing = await repo.findByRef(p.userId, p.kind, p.ref);
+    if (existing) {
+      if (existing.amount !== p.amount) throw new Error(`ledger: ${p.kind} ${p.ref} was posted with ${existing.amount}, not ${p.amount}`);
+      return { entry: existing, replayed: true };
+    }
+    const balanceAfter = wallet.balance + p.amount;
+    // A credit is always welcome, even if arrears remain after it; a debit may not dig below zero.
+    if (p.amount < 0 && balanceAfter < 0 && !p.allowNegative) {
+      throw conflict(`余额不足，还差 ${formatMoney(-balanceAfter)}，请先充值`, ErrorReason.InsufficientBalance);
+    }
+    const now = clock();
+    const entry = await repo.append({ tenantId: p.tenantId, userId: p.userId, kind: p.kind, amount: p.amount, balanceAfter, ref: p.ref, memo: p.memo ?? '', createdAt: now });
+    await repo.setBalance(p.userId, balanceAfter, now);
+    return { entry, replayed: false };
+  }
+
+  return {
+    /** Posts inside the caller's transaction (the caller's other writes commit with it), or in a new one. */
+    async post(p: Posting, tx?: Tx): Promise<{ entry: LedgerRow; replayed: boolean }> {
+      const result = tx ? await postIn(tx, p) : await db.transaction((t) => postIn(t, p));
+      deps.onBalanceChanged?.(p.userId);
+      return result;
+    },
+
+    async list(userId: number, filter: LedgerFilter, page: number, pageSize: number): Promise<TransactionsPage> {
+      const r = await createLedgerRepository(db).page(userId, filter, page, pageSize);
+      return {
+        list: r.list.map((e) => ({
+          id: String(e.id),
+          kind: e.kind,
+          amount: e.amount,
+          balanceAfter: e.balanceAfter,
+          ref: e.ref,
+          memo: e.memo,
+          createdAt: e.createdAt.toISOString(),
+        })),
+        total: r.total,
+        totals: { income: r.income, expense: r.expense },
+      };
+    },
+
+    /**
+     * For every user: the ledger sums to the balance, and each balance_after is the previous one
+     * plus the amount (no gap, no edit). Empty when everything holds. One tenant's, or everyone's.
+     */
+    async check(tenantId?: number): Promise<LedgerMismatch[]> {
+      const walletScope = tenantId === undefined ? sql`true` : sql`w.tenant_id = ${tenantId}`;
+      const entryScope = tenantId === undefined ? sql`true` : sql`tenant_id = ${tenantId}`;
+      const balance = await queryRows<{ user_id: string; balance: string; ledger: string }>(
+        db,
+        sql`select w.user_id, w.balance, coalesce(sum(l.amount), 0) as ledger
+            from wallets w left join ledger_entries l on l.user_id = w.user_id
+            where ${walletScope}
+            group by w.user_id, w.balance
+            having w.balance <> coalesce(sum(l.amount), 0)`,
+      );
+      const chain = await queryRows<{ user_id: string; id: string; balance_after: string; running: string }>(
+        db,
+        sql`select user_id, id, balance_after, running from (
+              select user_id, id, balance_after, sum(amount) over (partition by user_id order by id) as running
+              from ledger_entries where ${entryScope}) r
+            where balance_after <> running`,
+      );
+      return [
+        ...balance.map((r) => ({ userId: Number(r.user_id), problem: 'balance' as const, detail: `balance ${r.balance} but ledger sums to ${r.ledger}` })),
+        ...chain.map((r) => ({ userId: Number(r.user_id), problem: 'chain' as const, detail: `entry ${r.id}: balance_after ${r.balance_after}, running sum ${r.running}` })),
+      ];
+    },
+  };
+}
+export type LedgerService = ReturnType<typeof createLedgerService>;
