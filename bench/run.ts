@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { chromium } from 'playwright-core';
+import { benchLedger } from './ledger.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -81,3 +82,4 @@ async function loginBundleBytes() {
 console.log(`[bench] machine: ${machine}`);
 await userDetailRatio();
 await loginBundleBytes();
+for (const line of await benchLedger(DURATION)) console.log(line);

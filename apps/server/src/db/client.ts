@@ -32,6 +32,9 @@ const MIGRATION_LOCK = 726_551_001;
 
 export async function openPostgres(url: string, opts: { max?: number } = {}): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 20 });
+  // An idle connection dropped by the server (restart, failover, admin) must not crash the
+  // process: the pool discards it and the next query opens a new one.
+  pool.on('error', (err) => console.error(`[db] idle PostgreSQL connection lost: ${err.message}`));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const client = await pool.connect();
   try {

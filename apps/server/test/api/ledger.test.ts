@@ -29,6 +29,29 @@ describe.each(engines)('ledger on %s', (engine) => {
     expect(await t.container.ledger.check(user.tenantId)).toEqual([]);
   });
 
+  it('posts inside a caller’s transaction, where a replay doesn’t abort the caller’s other writes', async () => {
+    const { user, token } = await createUser(t);
+    await post(user.id, user.tenantId, 5 * YUAN, 'test:tx');
+    await t.container.db.transaction(async (tx) => {
+      const replay = await t.container.ledger.post({ tenantId: user.tenantId, userId: user.id, kind: 'adjustment', amount: 5 * YUAN, ref: 'test:tx' }, tx);
+      expect(replay.replayed).toBe(true);
+      const fresh = await t.container.ledger.post({ tenantId: user.tenantId, userId: user.id, kind: 'adjustment', amount: 1 * YUAN, ref: 'test:tx2' }, tx);
+      expect(fresh).toMatchObject({ replayed: false, entry: { balanceAfter: 6 * YUAN } });
+    });
+    t.container.accounts.forgetBalance(user.id);
+    expect(await balance(token)).toBe(6 * YUAN);
+    // a transaction that fails after posting takes the posting back with it
+    await t.container.db
+      .transaction(async (tx) => {
+        await t.container.ledger.post({ tenantId: user.tenantId, userId: user.id, kind: 'adjustment', amount: 1 * YUAN, ref: 'test:tx3' }, tx);
+        throw new Error('caller failed');
+      })
+      .catch(() => undefined);
+    t.container.accounts.forgetBalance(user.id);
+    expect(await balance(token)).toBe(6 * YUAN);
+    expect(await t.container.ledger.check(user.tenantId)).toEqual([]);
+  });
+
   it('never lets a user action overdraw; metering may, into arrears', async () => {
     const { user } = await createUser(t);
     await post(user.id, user.tenantId, 10 * YUAN, 'test:c');

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gt, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client.ts';
+import { queryRows, type DbOrTx } from '../../db/client.ts';
 import { ledgerEntries, type LedgerKind } from '../../db/schema/wallet.ts';
 import { wallets } from '../../db/schema/user.ts';
 
@@ -17,9 +17,40 @@ export function createLedgerRepository(db: DbOrTx) {
     );
 
   return {
-    /** Locks the balance row for the rest of the transaction: every balance change goes through here first. */
-    async lockWallet(userId: number): Promise<{ balance: number; tenantId: number } | undefined> {
-      const rows = await db.select({ balance: wallets.balance, tenantId: wallets.tenantId }).from(wallets).where(eq(wallets.userId, userId)).for('update');
+    /**
+     * The whole posting as one statement: the balance row is updated (which locks it) only if the
+     * result may stand, and the entry is appended with the new balance. One round trip, atomic on
+     * its own. Returns undefined when the wallet is missing/foreign or the debit would overdraw;
+     * a second posting of the same (user, kind, ref) fails on the unique index as a whole.
+     */
+    async postAtomically(p: { tenantId: number; userId: number; kind: LedgerKind; amount: number; ref: string; memo: string; allowNegative: boolean; at: Date }): Promise<LedgerRow | undefined> {
+      const rows = await queryRows<{ id: string; tenant_id: number; user_id: string; kind: LedgerKind; amount: string; balance_after: string; ref: string; memo: string; created_at: string | Date }>(
+        db,
+        sql`with w as (
+              update ${wallets} set balance = balance + ${p.amount}, updated_at = ${p.at.toISOString()}::timestamptz
+              where user_id = ${p.userId} and tenant_id = ${p.tenantId}
+                and (${p.amount} > 0 or ${p.allowNegative} or balance + ${p.amount} >= 0)
+              returning balance)
+            insert into ${ledgerEntries} (tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at)
+            select ${p.tenantId}, ${p.userId}, ${p.kind}, ${p.amount}, w.balance, ${p.ref}, ${p.memo}, ${p.at.toISOString()}::timestamptz from w
+            returning id, tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at`,
+      );
+      const r = rows[0];
+      if (!r) return undefined;
+      return {
+        id: Number(r.id),
+        tenantId: r.tenant_id,
+        userId: Number(r.user_id),
+        kind: r.kind,
+        amount: Number(r.amount),
+        balanceAfter: Number(r.balance_after),
+        ref: r.ref,
+        memo: r.memo,
+        createdAt: new Date(r.created_at),
+      };
+    },
+    async walletOf(userId: number): Promise<{ balance: number; tenantId: number } | undefined> {
+      const rows = await db.select({ balance: wallets.balance, tenantId: wallets.tenantId }).from(wallets).where(eq(wallets.userId, userId));
       return rows[0];
     },
     async findByRef(userId: number, kind: LedgerKind, ref: string): Promise<LedgerRow | undefined> {
@@ -29,14 +60,6 @@ export function createLedgerRepository(db: DbOrTx) {
         .where(and(eq(ledgerEntries.userId, userId), eq(ledgerEntries.kind, kind), eq(ledgerEntries.ref, ref)))
         .limit(1);
       return rows[0];
-    },
-    async append(entry: typeof ledgerEntries.$inferInsert): Promise<LedgerRow> {
-      const [row] = await db.insert(ledgerEntries).values(entry).returning();
-      if (!row) throw new Error('ledger insert returned nothing');
-      return row;
-    },
-    async setBalance(userId: number, balance: number, at: Date): Promise<void> {
-      await db.update(wallets).set({ balance, updatedAt: at }).where(eq(wallets.userId, userId));
     },
     async page(userId: number, f: LedgerFilter, page: number, pageSize: number) {
       const w = where(userId, f);

@@ -6,6 +6,7 @@ import { queryRows, type Db, type DbOrTx, type Tx } from '../../db/client.ts';
 import type { LedgerKind } from '../../db/schema/wallet.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
+import { isUniqueViolation } from '../user/user.repository.ts';
 import { createLedgerRepository, type LedgerFilter, type LedgerRow } from './ledger.repository.ts';
 
 export type Posting = {
@@ -24,38 +25,51 @@ export type Posting = {
 export type LedgerMismatch = { userId: number; problem: 'balance' | 'chain'; detail: string };
 
 /**
- * The one way money moves: lock the balance row, append the ledger entry, set the balance, in
- * one transaction. Idempotent on (user, kind, ref), so a retried notification or job can't post
- * twice.
+ * The one way money moves: the balance row changes (locked by the update) and the ledger entry is
+ * appended atomically, or neither. Idempotent on (user, kind, ref), so a retried notification or
+ * job can't post twice.
  */
 export function createLedgerService(deps: { db: Db; clock: Clock; onBalanceChanged?: (userId: number) => void }) {
   const { db, clock } = deps;
 
-  async function postIn(tx: DbOrTx, p: Posting): Promise<{ entry: LedgerRow; replayed: boolean }> {
+  async function replayOf(tx: DbOrTx, p: Posting) {
+    const existing = await createLedgerRepository(tx).findByRef(p.userId, p.kind, p.ref);
+    if (!existing) return undefined;
+    if (existing.amount !== p.amount) throw new Error(`ledger: ${p.kind} ${p.ref} was posted with ${existing.amount}, not ${p.amount}`);
+    return { entry: existing, replayed: true };
+  }
+
+  async function postIn(tx: DbOrTx, p: Posting, outer: Tx | undefined): Promise<{ entry: LedgerRow; replayed: boolean }> {
     if (!Number.isSafeInteger(p.amount) || p.amount === 0) throw new Error(`ledger: amount must be a non-zero safe integer, got ${p.amount}`);
     const repo = createLedgerRepository(tx);
-    const wallet = await repo.lockWallet(p.userId);
+    const posting = { ...p, memo: p.memo ?? '', allowNegative: Boolean(p.allowNegative), at: clock() };
+    let entry: LedgerRow | undefined;
+    try {
+      // Alone, the statement is atomic by itself. Inside a caller's transaction it runs under a
+      // savepoint, so a replay's unique violation doesn't abort the caller's other writes.
+      entry = outer ? await outer.transaction((sp) => createLedgerRepository(sp).postAtomically(posting)) : await repo.postAtomically(posting);
+    } catch (err) {
+      // The same (user, kind, ref) again: the statement changed nothing; answer with the first posting.
+      if (isUniqueViolation(err)) {
+        const replay = await replayOf(tx, p);
+        if (replay) return replay;
+      }
+      throw err;
+    }
+    if (entry) return { entry, replayed: false };
+    // Nothing posted: a replay of a posting that can't be repeated now, a missing wallet, or a debit
+    // that would overdraw. A credit is always welcome, even if arrears remain after it.
+    const replay = await replayOf(tx, p);
+    if (replay) return replay;
+    const wallet = await repo.walletOf(p.userId);
     if (!wallet || wallet.tenantId !== p.tenantId) throw notFound();
-    const existing = await repo.findByRef(p.userId, p.kind, p.ref);
-    if (existing) {
-      if (existing.amount !== p.amount) throw new Error(`ledger: ${p.kind} ${p.ref} was posted with ${existing.amount}, not ${p.amount}`);
-      return { entry: existing, replayed: true };
-    }
-    const balanceAfter = wallet.balance + p.amount;
-    // A credit is always welcome, even if arrears remain after it; a debit may not dig below zero.
-    if (p.amount < 0 && balanceAfter < 0 && !p.allowNegative) {
-      throw conflict(`余额不足，还差 ${formatMoney(-balanceAfter)}，请先充值`, ErrorReason.InsufficientBalance);
-    }
-    const now = clock();
-    const entry = await repo.append({ tenantId: p.tenantId, userId: p.userId, kind: p.kind, amount: p.amount, balanceAfter, ref: p.ref, memo: p.memo ?? '', createdAt: now });
-    await repo.setBalance(p.userId, balanceAfter, now);
-    return { entry, replayed: false };
+    throw conflict(`余额不足，还差 ${formatMoney(-(wallet.balance + p.amount))}，请先充值`, ErrorReason.InsufficientBalance);
   }
 
   return {
     /** Posts inside the caller's transaction (the caller's other writes commit with it), or in a new one. */
     async post(p: Posting, tx?: Tx): Promise<{ entry: LedgerRow; replayed: boolean }> {
-      const result = tx ? await postIn(tx, p) : await db.transaction((t) => postIn(t, p));
+      const result = await postIn(tx ?? db, p, tx);
       deps.onBalanceChanged?.(p.userId);
       return result;
     },
