@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { tenantHosts, tenants } from '../../db/schema/tenant.ts';
+import { tenantHosts, tenants, type TenantPaymentSettings } from '../../db/schema/tenant.ts';
 
 export type TenantRow = typeof tenants.$inferSelect;
 export type NewTenant = typeof tenants.$inferInsert;
@@ -27,6 +27,10 @@ export function createTenantRepository(db: DbOrTx) {
     async findById(id: number): Promise<TenantRow | undefined> {
       const rows = await db.select().from(tenants).where(eq(tenants.id, id)).limit(1);
       return rows[0];
+    },
+    async setPaymentSettings(code: string, settings: TenantPaymentSettings): Promise<boolean> {
+      const rows = await db.update(tenants).set({ paymentSettings: settings }).where(eq(tenants.code, code)).returning({ id: tenants.id });
+      return rows.length === 1;
     },
     async insert(tenant: NewTenant, hosts: string[]): Promise<TenantRow> {
       const [row] = await db.insert(tenants).values(tenant).returning();
