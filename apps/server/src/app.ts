@@ -20,6 +20,8 @@ import { captchaRoutes } from './http/routes/captcha.ts';
 import { walletRoutes } from './http/routes/wallet.ts';
 import { datahubRoutes } from './http/routes/datahub.ts';
 import { questionRoutes } from './http/routes/question.ts';
+import { paymentRoutes } from './http/routes/payment.ts';
+import { sandboxCashierRoutes } from './http/routes/sandbox-cashier.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
 
@@ -70,6 +72,8 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   walletRoutes(app, container.ledger);
   datahubRoutes(app, container.datahub);
   questionRoutes(app, container.questions);
+  paymentRoutes(app, container.payments, { publicUrl: container.config.PUBLIC_URL });
+  sandboxCashierRoutes(app, container.sandboxCashier, { publicUrl: container.config.PUBLIC_URL });
 
   const inbox = container.smsInbox;
   if (inbox) app.get('/dev/inbox', { schema: { hide: true } }, async () => ({ list: inbox() }));

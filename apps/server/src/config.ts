@@ -26,13 +26,16 @@ const schema = z.object({
   WEB_DIST: z.string().optional(),
   TRUST_PROXY: onOff.default('off'),
   RATE_LIMIT: onOff.default('on'),
+  SANDBOX_PAYMENTS: onOff.default('on'),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'CAPTCHA' | 'SEED' | 'TRUST_PROXY' | 'RATE_LIMIT'> & {
+export type Config = Omit<z.infer<typeof schema>, 'CAPTCHA' | 'SEED' | 'TRUST_PROXY' | 'RATE_LIMIT' | 'SANDBOX_PAYMENTS'> & {
   captcha: boolean;
   seed: boolean;
   trustProxy: boolean;
   rateLimit: boolean;
+  /** The built-in sandbox gateway credits money for free: off on a live installation. */
+  sandboxPayments: boolean;
   dataDir: string;
 };
 
@@ -43,7 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const { CAPTCHA, SEED, TRUST_PROXY, RATE_LIMIT, ...rest } = parsed.data;
+  const { CAPTCHA, SEED, TRUST_PROXY, RATE_LIMIT, SANDBOX_PAYMENTS, ...rest } = parsed.data;
   if (rest.SMS_PROVIDER === 'aliyun') {
     const missing = (['ALIYUN_SMS_ACCESS_KEY_ID', 'ALIYUN_SMS_ACCESS_KEY_SECRET', 'ALIYUN_SMS_SIGN_NAME', 'ALIYUN_SMS_TEMPLATE_CODE'] as const).filter(
       (k) => !rest[k],
@@ -56,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seed: SEED === 'on',
     trustProxy: TRUST_PROXY === 'on',
     rateLimit: RATE_LIMIT === 'on',
+    sandboxPayments: SANDBOX_PAYMENTS === 'on',
     dataDir: path.resolve(rest.DATA_DIR),
   };
 }

@@ -1,3 +1,4 @@
+import dns from 'node:dns';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,16 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * as a secure context, which WebCrypto (request encryption) needs.
  */
 export const HOSTS = { demo: 'demo.localhost', starlake: 'starlake.localhost', partner: 'partner.localhost' } as const;
+
+/**
+ * The sandbox gateway notifies the server at the origin the payer came from (demo.localhost:port).
+ * Chromium resolves *.localhost to loopback (RFC 6761); Node's resolver doesn't, so in the test
+ * process the server's own notification would never arrive. Resolve it the way the browser does.
+ */
+const lookup = dns.lookup;
+dns.lookup = function (this: unknown, hostname: string, ...rest: unknown[]) {
+  return (lookup as (...a: unknown[]) => unknown).call(this, hostname.endsWith('.localhost') ? '127.0.0.1' : hostname, ...rest);
+} as typeof dns.lookup;
 
 export type Harness = {
   container: Container;

@@ -32,6 +32,10 @@ export const routes: RouteObject[] = [
             handle: { name: 'reservationForm', title: 'site.reservationTitle' } satisfies AppHandle,
             lazy: page(() => import('./pages/site/ReservationFormPage.tsx'), 'ReservationFormPage'),
           },
+          { path: 'recharge/index', handle: { name: 'recharge', title: 'wallet.recharge.title' } satisfies AppHandle, lazy: page(() => import('./pages/recharge/RechargePage.tsx'), 'RechargePage') },
+          { path: 'recharge/success', handle: { name: 'rechargeSuccess', title: 'wallet.recharge.resultTitle' } satisfies AppHandle, lazy: page(() => import('./pages/recharge/RechargeResultPage.tsx'), 'RechargeSuccessPage') },
+          { path: 'recharge/failure', handle: { name: 'rechargeFailure', title: 'wallet.recharge.resultTitle' } satisfies AppHandle, lazy: page(() => import('./pages/recharge/RechargeResultPage.tsx'), 'RechargeFailurePage') },
+          { path: 'recharge/timeout', handle: { name: 'rechargeTimeout', title: 'wallet.recharge.resultTitle' } satisfies AppHandle, lazy: page(() => import('./pages/recharge/RechargeResultPage.tsx'), 'RechargeTimeoutPage') },
         ],
       },
       {
@@ -47,6 +51,13 @@ export const routes: RouteObject[] = [
               { path: 'safe', handle: { name: 'userSafe', title: 'center.menu.safe' } satisfies AppHandle, lazy: page(() => import('./pages/center/user/SafePage.tsx'), 'SafePage') },
             ],
           },
+          {
+            path: 'expense',
+            children: [
+              { index: true, element: <Navigate to="/center/expense/incomeExpend" replace /> },
+              { path: 'incomeExpend', handle: { name: 'incomeExpend', title: 'wallet.menu.incomeExpend' } satisfies AppHandle, lazy: page(() => import('./pages/center/expense/IncomeExpendPage.tsx'), 'IncomeExpendPage') },
+            ],
+          },
           { path: 'onlyCom', handle: { name: 'onlyCom', title: 'center.onlyComTitle' } satisfies AppHandle, lazy: page(() => import('./pages/center/OnlyComPage.tsx'), 'OnlyComPage') },
         ],
       },
@@ -57,7 +68,8 @@ export const routes: RouteObject[] = [
 ];
 
 /** The /center side menu, in order; later areas add their entries here. */
-export const centerMenu: { path: string; title: MessageKey; icon: 'home' | 'safe' }[] = [
+export const centerMenu: { path: string; title: MessageKey; icon: 'home' | 'safe' | 'expense' }[] = [
   { path: '/center/home', title: 'center.menu.home', icon: 'home' },
+  { path: '/center/expense/incomeExpend', title: 'wallet.menu.incomeExpend', icon: 'expense' },
   { path: '/center/user/safe', title: 'center.menu.safe', icon: 'safe' },
 ];

@@ -10,6 +10,7 @@ import zhDatahub from './zh-CN/datahub.ts';
 import zhCaptcha from './zh-CN/captcha.ts';
 import zhSafe from './zh-CN/safe.ts';
 import zhSite from './zh-CN/site.ts';
+import zhWallet from './zh-CN/wallet.ts';
 
 /** One namespace per area; each area owns its pair of files under zh-CN/ and en-US/. */
 const zh = {
@@ -23,6 +24,7 @@ const zh = {
   captcha: zhCaptcha,
   safe: zhSafe,
   site: zhSite,
+  wallet: zhWallet,
 };
 
 export type Language = 'zh-CN' | 'en-US';

@@ -25,6 +25,7 @@ export default {
     lockedTitle: 'Account locked',
     failedTitle: 'Sign-in failed',
     captchaHint: 'Too many failed attempts. Please complete the human verification first.',
+    redirectHint: 'Please sign in to view that page; you will be taken back afterwards',
   },
   register: {
     heading: 'Create an account',
@@ -82,11 +83,11 @@ export default {
   agreement: {
     title: 'Terms of Service',
     body: 'Welcome to the compute rental service of {company}. By signing up or using the service you accept these terms.\n1. Account: register with your own phone number and keep your password safe. Actions taken with your account are yours.\n2. Use: instances, storage and model services may only be used lawfully — no mining, attacks on other networks or illegal content.\n3. Fees: pay-as-you-go instances are charged from your balance for the time used; when the balance runs out they are stopped and their data kept. Prepaid instances are charged for the ordered term.\n4. Data: an instance stopped for more than 15 days, or a prepaid one 7 days past expiry without renewal, is released together with its disks and the data cannot be recovered. Keep backups.\n5. Breach: if you break these terms we may suspend or end the service.\n6. Law: these terms are governed by the laws of the People’s Republic of China.',
-    ok: 'I have read it',
+    ok: 'I have read and agree',
   },
   privacy: {
     title: 'Privacy Policy',
     body: 'We care about your personal information. This policy explains what we collect and how we use and protect it.\n1. What we collect: your phone number at sign-up; identity details you submit for real-name certification; the IP address and browser of signed-in devices; the orders, bills and instance records your use creates.\n2. How we use it: to verify who you are, to keep your account safe (sign-in alerts, device management), for billing, and to meet legal obligations.\n3. How we protect it: passwords are stored as one-way hashes and sign-in and sign-up requests are encrypted end to end; only authorised staff may access your data, and only as needed.\n4. Sharing: we share nothing with third parties unless the law requires it or you agree. SMS codes are delivered through our SMS provider.\n5. Your rights: under Account security you can review signed-in devices and change your password and phone number; to close your account, contact support.',
-    ok: 'I have read it',
+    ok: 'I have read and agree',
   },
 } satisfies Dict<typeof zh>;

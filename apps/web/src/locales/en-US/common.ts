@@ -18,6 +18,8 @@ export default {
   notFoundTitle: 'Page not found',
   notFoundDesc: 'The page you are looking for does not exist or has been removed.',
   backHome: 'Back to home',
+  goBack: 'Go back',
+  backToConsole: 'Back to console',
   errors: {
     sessionExpiredTitle: 'Notice',
     sessionExpired: 'Login status has expired, please log in again',

@@ -21,8 +21,8 @@ export default {
   gpu: {
     title: 'Popular GPUs',
     subtitle: 'Indicative prices; the compute market shows live prices',
-    perHour: '/GPU/hr',
-    from: 'from',
+    priceBefore: 'from',
+    priceAfter: '/GPU/hr',
     vram: 'VRAM',
     tagValue: 'Best value',
     tagPopular: 'Popular',
@@ -46,6 +46,7 @@ export default {
   steps: {
     title: 'Start in four steps',
     subtitle: 'No hardware to buy or run: your GPU environment in minutes',
+    index: 'STEP {n}',
     signup: { title: 'Sign up', desc: 'Phone number and SMS code, one minute' },
     recharge: { title: 'Top up', desc: 'Pay online from 1 yuan, credited at once' },
     rent: { title: 'Rent', desc: 'Choose GPU model, count and image' },

@@ -8,6 +8,7 @@ import datahub from './datahub.ts';
 import captcha from './captcha.ts';
 import safe from './safe.ts';
 import site from './site.ts';
+import wallet from './wallet.ts';
 
 /** English, loaded only when chosen: most visitors never download it. */
-export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site };
+export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site, wallet };

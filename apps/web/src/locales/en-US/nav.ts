@@ -21,6 +21,7 @@ export default {
   copied: 'Copied',
   availableBalance: 'Available balance',
   recharge: 'Recharge',
+  rechargeSoon: 'Online top-up is coming soon; contact support to top up',
   frozenBalance: 'Frozen',
   instanceCount: 'Instances',
   instanceUnit: '',

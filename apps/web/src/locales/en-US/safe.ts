@@ -10,7 +10,7 @@ export default {
     phone: 'Phone',
     uuid: 'User ID',
     accountType: 'Account type',
-    realName: 'Real-name certification',
+    realName: 'Real-name',
     registeredAt: 'Registered',
     goCertify: 'Certify now',
   },

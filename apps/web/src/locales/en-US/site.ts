@@ -67,6 +67,14 @@ export default {
     sideTitle: 'Or reach us',
     sidePhone: 'By phone',
     sideEmail: 'By email',
+    errors: {
+      nameRequired: 'Please enter your name',
+      contentRequired: 'Please describe what you need',
+      tooLong: '{label} must be at most {max} characters',
+      controlChars: '{label} contains invisible control characters',
+      email: 'Please enter a valid email address',
+      gpuCount: 'GPU count must be a whole number from 1 to 100,000',
+    },
   },
   footer: {
     links: 'Links',

@@ -15,6 +15,8 @@ export default {
   notFoundTitle: '页面不存在',
   notFoundDesc: '您访问的页面不存在或已被移除。',
   backHome: '返回首页',
+  goBack: '返回上一页',
+  backToConsole: '返回控制台',
   errors: {
     sessionExpiredTitle: '系统提示',
     sessionExpired: '登录状态已过期，您可以继续留在该页面，或者重新登录',

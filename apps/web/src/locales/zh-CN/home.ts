@@ -18,8 +18,9 @@ export default {
   gpu: {
     title: '热门 GPU 型号',
     subtitle: '参考价格，以算力市场实时报价为准',
-    perHour: '/卡/时',
-    from: '起',
+    /** Around the price: 「¥1.98/卡/时 起」. */
+    priceBefore: '',
+    priceAfter: '/卡/时 起',
     vram: '显存',
     tagValue: '性价比之选',
     tagPopular: '热门',
@@ -43,6 +44,8 @@ export default {
   steps: {
     title: '四步开始使用',
     subtitle: '无需采购与运维，几分钟即可拥有自己的 GPU 环境',
+    /** The small label above each step's title. */
+    index: '第 {n} 步',
     signup: { title: '注册账号', desc: '手机号注册，短信验证，一分钟完成' },
     recharge: { title: '账户充值', desc: '在线支付，单笔 1 元起，实时到账' },
     rent: { title: '租用实例', desc: '选择 GPU 型号、数量与镜像，按需计费' },

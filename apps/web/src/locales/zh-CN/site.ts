@@ -64,6 +64,14 @@ export default {
     sideTitle: '您也可以',
     sidePhone: '电话咨询',
     sideEmail: '邮件咨询',
+    errors: {
+      nameRequired: '请输入联系人姓名',
+      contentRequired: '请描述您的需求',
+      tooLong: '{label}不能超过 {max} 个字符',
+      controlChars: '{label}包含不可见的控制字符',
+      email: '邮箱格式不正确',
+      gpuCount: 'GPU 数量需为 1–100000 之间的整数',
+    },
   },
   footer: {
     links: '快速链接',

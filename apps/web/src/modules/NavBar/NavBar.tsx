@@ -35,7 +35,8 @@ export function NavBar() {
     return isRouteAvailable(e.to);
   });
   const items: MenuProps['items'] = entries.map((e) => ({ key: e.to, label: <Link to={e.to}>{t(e.title)}</Link> }));
-  const selected = entries.filter((e) => location.pathname.startsWith(e.to.split('/').slice(0, 2).join('/'))).map((e) => e.to);
+  // 裸金属 only points at /contact: it is not where a visitor of /contact (from the footer, say) is.
+  const selected = entries.filter((e) => e.key !== 'bareMetal' && location.pathname.startsWith(e.to.split('/').slice(0, 2).join('/'))).map((e) => e.to);
 
   return (
     <Layout.Header
@@ -44,11 +45,16 @@ export function NavBar() {
       <Link to="/" style={{ display: 'flex', alignItems: 'center', flex: 'none' }} aria-label={tenant.title}>
         {tenant.navigation_logo ? <img src={tenant.navigation_logo} alt={tenant.title} style={{ height: 36 }} /> : <strong>{tenant.title}</strong>}
       </Link>
-      <Menu mode="horizontal" items={items} selectedKeys={selected} style={{ flex: 1, minWidth: 0, borderBottom: 'none' }} data-testid="nav-menu" />
+      <Menu mode="horizontal" items={items} selectedKeys={selected} style={{ flex: 1, minWidth: 0, borderBottom: 'none', lineHeight: '58px', background: 'transparent' }} data-testid="nav-menu" />
       <Flex align="center" gap={8} style={{ flex: 'none' }}>
         {signedIn && <ToolsMenu />}
         {signedIn && user.data?.role === 'operator' && isRouteAvailable('/operate/home') && (
-          <Button type="text" onClick={() => navigate('/operate/home')} data-testid="nav-operate">
+          <Button
+            type="text"
+            onClick={() => navigate('/operate/home')}
+            style={location.pathname.startsWith('/operate') ? { color: 'var(--brand)' } : undefined}
+            data-testid="nav-operate"
+          >
             {t('nav.operate')}
           </Button>
         )}

@@ -1,4 +1,4 @@
-import { Avatar, Button, Divider, Dropdown, Flex, Popconfirm, Tag, Typography } from 'antd';
+import { Avatar, Button, Divider, Dropdown, Flex, Popconfirm, Tag, Tooltip, Typography } from 'antd';
 import { LogoutOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import type { UserDetail } from '@suanli/contract/user';
@@ -14,22 +14,34 @@ export function UserDropdown({ user }: { user: UserDetail }) {
   const { t } = useT();
   const navigate = useNavigate();
   const logout = useLogout();
+  const canRecharge = isRouteAvailable(RECHARGE_PATH);
 
   const panel = (
-    <div className="user-dropdown" data-testid="user-dropdown-panel" style={{ width: 300, padding: 16, background: '#fff', borderRadius: 8, boxShadow: '0 6px 16px rgba(0,0,0,.12)' }}>
+    <div className="user-dropdown" data-testid="user-dropdown-panel" style={{ width: 320, padding: 16, background: '#fff', borderRadius: 8, boxShadow: '0 6px 16px rgba(0,0,0,.12)' }}>
       <Flex align="center" gap={12}>
-        <Avatar size={44} icon={<UserOutlined />} style={{ background: 'var(--brand)' }} />
-        <div style={{ minWidth: 0 }}>
-          <Flex align="center" gap={8}>
-            <Typography.Text strong ellipsis data-testid="dropdown-username">
-              {user.userName}
-            </Typography.Text>
-            {user.realNameAuth ? <Tag color="success">{t('nav.realNameVerified')}</Tag> : <Tag>{t('nav.realNameUnverified')}</Tag>}
-          </Flex>
-          <Typography.Text type="secondary" style={{ fontSize: 12 }} copyable={{ text: user.uuid, tooltips: [t('nav.copyId'), t('nav.copied')] }} data-testid="dropdown-uuid">
-            {t('nav.userId')}: {user.uuid}
+        <Avatar size={44} icon={<UserOutlined />} style={{ background: 'var(--brand)', flex: 'none' }} />
+        <Flex align="center" gap={8} style={{ minWidth: 0 }}>
+          <Typography.Text strong ellipsis style={{ fontSize: 15 }} data-testid="dropdown-username">
+            {user.userName}
           </Typography.Text>
-        </div>
+          {user.realNameAuth ? (
+            <Tag color="success" style={{ marginInlineEnd: 0, flex: 'none' }}>
+              {t('nav.realNameVerified')}
+            </Tag>
+          ) : (
+            <Tag style={{ marginInlineEnd: 0, flex: 'none' }}>{t('nav.realNameUnverified')}</Tag>
+          )}
+        </Flex>
+      </Flex>
+      {/* One line whatever the width: the uuid ellipsises (full text in its title), the copy icon stays beside it. */}
+      <Flex align="center" gap={6} style={{ marginTop: 12, padding: '5px 10px', background: '#f5f7fa', borderRadius: 6, fontSize: 12 }} data-testid="dropdown-uuid">
+        <Typography.Text type="secondary" style={{ fontSize: 12, flex: 'none' }}>
+          {t('nav.userId')}
+        </Typography.Text>
+        <span title={user.uuid} style={{ flex: 1, minWidth: 0, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap', color: 'rgba(0,0,0,.65)', fontVariantNumeric: 'tabular-nums' }}>
+          {user.uuid}
+        </span>
+        <Typography.Text copyable={{ text: user.uuid, tooltips: [t('nav.copyId'), t('nav.copied')] }} style={{ flex: 'none', fontSize: 12 }} />
       </Flex>
       <Divider style={{ margin: '12px 0' }} />
       <Flex justify="space-between" align="center">
@@ -39,9 +51,11 @@ export function UserDropdown({ user }: { user: UserDetail }) {
             {formatMoney(user.balance)}
           </div>
         </div>
-        <Button type="primary" size="small" disabled={!isRouteAvailable(RECHARGE_PATH)} onClick={() => navigate(RECHARGE_PATH)}>
-          {t('nav.recharge')}
-        </Button>
+        <Tooltip title={canRecharge ? undefined : t('nav.rechargeSoon')}>
+          <Button type="primary" size="small" disabled={!canRecharge} onClick={() => navigate(RECHARGE_PATH)}>
+            {t('nav.recharge')}
+          </Button>
+        </Tooltip>
       </Flex>
       <Flex justify="space-between" style={{ marginTop: 8 }}>
         <Typography.Text type="secondary">{t('nav.frozenBalance')}</Typography.Text>

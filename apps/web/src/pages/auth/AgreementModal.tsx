@@ -4,8 +4,8 @@ import { useTenant } from '../../modules/tenant.tsx';
 
 export type AgreementKind = 'agreement' | 'privacy';
 
-/** 用户协议 / 隐私政策, read before signing up. */
-export function AgreementModal({ kind, onClose }: { kind: AgreementKind | null; onClose: () => void }) {
+/** 用户协议 / 隐私政策; 「我已阅读并同意」 also ticks the consent box (onAgree), the close button doesn't. */
+export function AgreementModal({ kind, onClose, onAgree }: { kind: AgreementKind | null; onClose: () => void; onAgree?: () => void }) {
   const { t } = useT();
   const tenant = useTenant();
   const company = tenant.config.companyName || tenant.title;
@@ -16,7 +16,10 @@ export function AgreementModal({ kind, onClose }: { kind: AgreementKind | null; 
       open={kind !== null}
       title={t(`auth.${shown}.title`)}
       onCancel={onClose}
-      onOk={onClose}
+      onOk={() => {
+        onAgree?.();
+        onClose();
+      }}
       okText={t(`auth.${shown}.ok`)}
       cancelButtonProps={{ style: { display: 'none' } }}
       width={640}

@@ -192,6 +192,8 @@ export function LoginPage() {
   // Typed once, the phone follows the visitor between the tabs and into 忘记密码.
   const [phone, setPhone] = useState('');
   const [formKey, setFormKey] = useState(0);
+  // Sent here by the guard from a page that needs a session (?redirect=…): say so.
+  const redirected = new URLSearchParams(location.search).has('redirect');
 
   return (
     <AuthLayout
@@ -205,6 +207,7 @@ export function LoginPage() {
         </>
       }
     >
+      {redirected && <Alert type="info" showIcon title={t('auth.login.redirectHint')} style={{ marginBottom: 16 }} data-testid="login-redirect-hint" />}
       {/* A segmented switch rather than antd Tabs: same behaviour, a much smaller first page load. */}
       <Segmented<LoginTab>
         block

@@ -129,7 +129,14 @@ export function RegisterPage() {
           </Button>
         </Form.Item>
       </Form>
-      <AgreementModal kind={reading} onClose={() => setReading(null)} />
+      <AgreementModal
+        kind={reading}
+        onClose={() => setReading(null)}
+        onAgree={() => {
+          form.setFieldValue('agree', true);
+          void form.validateFields(['agree']).catch(() => undefined);
+        }}
+      />
     </AuthLayout>
   );
 }

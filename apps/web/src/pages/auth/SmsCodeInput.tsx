@@ -19,6 +19,8 @@ type Props = {
   onError: (message: string | null) => void;
   size?: 'large' | 'middle';
   placeholder?: string;
+  /** The shield icon in the input; off where the form's other inputs have no icons. */
+  prefixIcon?: boolean;
   // Filled in by Form.Item.
   id?: string;
   value?: string;
@@ -30,7 +32,7 @@ type Props = {
  * tenant's captcha (PRODUCT.md: a captcha before every code), sends the code with the ticket,
  * then counts down to the next allowed send for that phone.
  */
-export function SmsCodeInput({ purpose, phoneField = 'phone', testIdPrefix, onError, size = 'large', placeholder, id, value, onChange }: Props) {
+export function SmsCodeInput({ purpose, phoneField = 'phone', testIdPrefix, onError, size = 'large', placeholder, prefixIcon = true, id, value, onChange }: Props) {
   const { t } = useT();
   const form = Form.useFormInstance();
   const { message } = App.useApp();
@@ -86,7 +88,7 @@ export function SmsCodeInput({ purpose, phoneField = 'phone', testIdPrefix, onEr
           maxLength={6}
           inputMode="numeric"
           autoComplete="one-time-code"
-          prefix={<SafetyCertificateOutlined style={{ color: 'rgba(0,0,0,.35)' }} />}
+          prefix={prefixIcon ? <SafetyCertificateOutlined style={{ color: 'rgba(0,0,0,.35)' }} /> : undefined}
           placeholder={placeholder ?? t('auth.field.codePlaceholder')}
           aria-label={t('auth.field.code')}
           data-testid={`${testIdPrefix}-code`}

@@ -1,4 +1,4 @@
-import { Button, Card, Result } from 'antd';
+import { Button, Card, Result, Space } from 'antd';
 import { useNavigate } from 'react-router';
 import { useT } from '../../locales/i18n.ts';
 
@@ -13,9 +13,12 @@ export function OnlyComPage() {
         title={t('center.onlyComTitle')}
         subTitle={t('center.onlyComDesc')}
         extra={
-          <Button type="primary" onClick={() => navigate('/contact')}>
-            {t('center.onlyComAction')}
-          </Button>
+          <Space size={12}>
+            <Button onClick={() => navigate('/center/home')}>{t('common.backToConsole')}</Button>
+            <Button type="primary" onClick={() => navigate('/contact')}>
+              {t('center.onlyComAction')}
+            </Button>
+          </Space>
         }
       />
     </Card>

@@ -37,7 +37,9 @@ export function HomeClassic() {
   const tenant = useTenant();
   const navigate = useNavigate();
   const signedIn = useSignedIn();
-  const rentTarget = !signedIn ? '/register' : isRouteAvailable('/market/index') ? '/market/index' : '/center/home';
+  // Until the market exists, a signed-in 立即租用 asks sales for that GPU (the form comes pre-filled).
+  const rentTarget = (gpu: string) =>
+    !signedIn ? '/register' : isRouteAvailable('/market/index') ? '/market/index' : `/reservationForm?gpu=${encodeURIComponent(gpu)}`;
 
   return (
     <div data-testid="home-classic">
@@ -79,18 +81,15 @@ export function HomeClassic() {
                   {t('home.gpu.vram')} {g.vram}
                 </div>
                 <div className="hc-gpu-use">{t(`home.gpu.uses.${g.key}`)}</div>
-                <Flex align="flex-end" justify="space-between">
-                  <div className="hc-gpu-price">
-                    <span>¥</span>
-                    <strong>{g.price}</strong>
-                    <small>
-                      {t('home.gpu.perHour')} {t('home.gpu.from')}
-                    </small>
-                  </div>
-                  <Button type="primary" ghost size="small" onClick={() => navigate(rentTarget)}>
-                    {t('home.cta.rent')}
-                  </Button>
-                </Flex>
+                <div className="hc-gpu-price">
+                  {t('home.gpu.priceBefore') && <small>{t('home.gpu.priceBefore')}</small>}
+                  <span>¥</span>
+                  <strong>{g.price}</strong>
+                  <small>{t('home.gpu.priceAfter')}</small>
+                </div>
+                <Button type="primary" ghost block onClick={() => navigate(rentTarget(g.name))} style={{ marginTop: 16 }}>
+                  {t('home.cta.rent')}
+                </Button>
               </div>
             ))}
           </div>

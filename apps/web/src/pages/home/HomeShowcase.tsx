@@ -20,7 +20,8 @@ const STAT_KEYS = ['billing', 'disk', 'storage', 'support'] as const;
 function LossCurve() {
   const points = Array.from({ length: 40 }, (_, i) => {
     const x = (i / 39) * 100;
-    const y = 8 + 70 * Math.exp(-i / 9) + (i % 3 === 0 ? 3 : i % 3 === 1 ? -2 : 1);
+    // SVG y grows downwards: a high loss sits near the top and falls towards the bottom.
+    const y = 82 - 70 * Math.exp(-i / 9) - (i % 3 === 0 ? 3 : i % 3 === 1 ? -2 : 1);
     return `${x.toFixed(1)},${y.toFixed(1)}`;
   });
   return (

@@ -132,7 +132,7 @@ export function StepsRow() {
       {STEPS.map((s, i) => (
         <div key={s.key} className="sl-step">
           <div className="sl-step-num">{s.icon}</div>
-          <div className="sl-step-index">STEP {i + 1}</div>
+          <div className="sl-step-index">{t('home.steps.index', { n: i + 1 })}</div>
           <h4>{t(`home.steps.${s.key}.title`)}</h4>
           <p>{t(`home.steps.${s.key}.desc`)}</p>
         </div>

@@ -8,6 +8,7 @@ import type { QuestionItem } from '@suanli/contract/question';
 import { formatDateTime } from '@suanli/domain/format';
 import { NavBar } from '../../modules/NavBar/NavBar.tsx';
 import { useTenant } from '../../modules/tenant.tsx';
+import { BrandTheme } from '../../modules/BrandTheme.tsx';
 import { useT } from '../../locales/i18n.ts';
 import { userDetailQuery } from '../../api/queries/user.ts';
 import { operateQuestionsQuery } from '../../api/queries/operate.ts';
@@ -27,6 +28,7 @@ function BrandingCard() {
         <Descriptions
           column={2}
           size="small"
+          styles={{ label: { width: 120, whiteSpace: 'nowrap' } }}
           style={{ flex: 1, minWidth: 0 }}
           items={[
             { key: 'title', label: t('site.operate.siteTitle'), children: tenant.title },
@@ -64,14 +66,15 @@ function QuestionsCard() {
 
   const columns: TableProps<QuestionItem>['columns'] = [
     { key: 'time', title: t('site.operate.colTime'), dataIndex: 'createdAt', width: 176, render: (v: string) => formatDateTime(v) },
-    { key: 'name', title: t('site.operate.colName'), dataIndex: 'name', width: 120, ellipsis: true },
-    { key: 'phone', title: t('site.operate.colPhone'), dataIndex: 'phone', width: 130 },
-    { key: 'company', title: t('site.operate.colCompany'), dataIndex: 'company', ellipsis: true, render: (v: string | null) => v ?? '—' },
-    { key: 'email', title: t('site.operate.colEmail'), dataIndex: 'email', ellipsis: true, render: (v: string | null) => v ?? '—' },
+    { key: 'name', title: t('site.operate.colName'), dataIndex: 'name', width: 104, ellipsis: true },
+    { key: 'phone', title: t('site.operate.colPhone'), dataIndex: 'phone', width: 128 },
+    { key: 'company', title: t('site.operate.colCompany'), dataIndex: 'company', width: 160, ellipsis: true, render: (v: string | null) => v ?? '—' },
+    { key: 'email', title: t('site.operate.colEmail'), dataIndex: 'email', width: 180, ellipsis: true, render: (v: string | null) => v ?? '—' },
     {
       key: 'gpu',
       title: t('site.operate.colGpu'),
-      width: 150,
+      width: 128,
+      ellipsis: true,
       render: (_: unknown, q: QuestionItem) =>
         q.gpuType || q.gpuCount ? [q.gpuType, q.gpuCount ? t('site.operate.gpuCount', { count: q.gpuCount }) : null].filter(Boolean).join(' × ') : '—',
     },
@@ -177,11 +180,13 @@ export function OperateHomePage() {
     );
 
   return (
-    <Layout style={{ minHeight: '100vh' }}>
-      <NavBar />
-      <Layout.Content style={{ padding: '24px 32px 48px', maxWidth: 1440, width: '100%', margin: '0 auto', boxSizing: 'border-box' }} data-testid="operate-home">
-        {body}
-      </Layout.Content>
-    </Layout>
+    <BrandTheme>
+      <Layout style={{ minHeight: '100vh' }}>
+        <NavBar />
+        <Layout.Content style={{ padding: '24px 32px 48px', maxWidth: 1440, width: '100%', margin: '0 auto', boxSizing: 'border-box' }} data-testid="operate-home">
+          {body}
+        </Layout.Content>
+      </Layout>
+    </BrandTheme>
   );
 }

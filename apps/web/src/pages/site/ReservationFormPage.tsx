@@ -2,10 +2,10 @@ import { useState } from 'react';
 import { Alert, AutoComplete, Button, Form, Input, InputNumber, Result } from 'antd';
 import type { Rule } from 'antd/es/form';
 import { CheckCircleOutlined, MailOutlined, PhoneOutlined, SafetyOutlined } from '@ant-design/icons';
-import { useNavigate } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { questionBody } from '@suanli/contract/question';
-import { formatIssue, installZodLocale } from '@suanli/contract/zod-locale';
-import { useT } from '../../locales/i18n.ts';
+import { installZodLocale } from '@suanli/contract/zod-locale';
+import { t, useT } from '../../locales/i18n.ts';
 import { useTenant } from '../../modules/tenant.tsx';
 import { useSubmitQuestion, type QuestionInput } from '../../api/queries/question.ts';
 import { getErrorMessage } from '../../api/errors.ts';
@@ -27,12 +27,34 @@ function given(field: Field, value: unknown): unknown {
   return value;
 }
 
-/** The contract's own schema checks each field, so the form and the API agree on rules and messages. */
+type Issue = { code: string; maximum?: unknown };
+
+/** The first problem of a field in the visitor's language (the contract's own messages are Chinese only). */
+function issueMessage(field: Field, value: unknown, issue: Issue): string {
+  const blank = value === undefined || (typeof value === 'string' && value.trim() === '');
+  switch (field) {
+    case 'phone':
+      return t(blank ? 'auth.rules.phoneRequired' : 'auth.rules.phoneInvalid');
+    case 'email':
+      return t('site.reservation.errors.email');
+    case 'gpuCount':
+      return t('site.reservation.errors.gpuCount');
+    default: {
+      const label = t(`site.reservation.${field}`);
+      if (issue.code === 'too_big') return t('site.reservation.errors.tooLong', { label, max: Number(issue.maximum) });
+      if (issue.code === 'custom') return t('site.reservation.errors.controlChars', { label });
+      return t(field === 'content' ? 'site.reservation.errors.contentRequired' : 'site.reservation.errors.nameRequired');
+    }
+  }
+}
+
+/** The contract's own schema checks each field, so the form and the API agree on the rules. */
 const rule = (field: Field): Rule => ({
   validator: async (_rule, value: unknown) => {
-    const result = questionBody.shape[field].safeParse(given(field, value));
+    const v = given(field, value);
+    const result = questionBody.shape[field].safeParse(v);
     const issue = result.success ? undefined : result.error.issues[0];
-    if (issue) throw new Error(formatIssue(issue));
+    if (issue) throw new Error(issueMessage(field, v, issue));
   },
 });
 
@@ -50,12 +72,21 @@ export function ReservationFormPage() {
   const { t } = useT();
   const { config } = useTenant();
   const navigate = useNavigate();
+  // ?gpu=… from a GPU card of the home page: the model the visitor asked about.
+  const [params] = useSearchParams();
+  const initialGpu = params.get('gpu')?.slice(0, 64) || undefined;
   const [form] = Form.useForm<FormValues>();
   const submit = useSubmitQuestion();
   const [createdId, setCreatedId] = useState<string | null>(null);
 
   const onFinish = (values: FormValues) => {
-    submit.mutate(toBody(values), { onSuccess: (res) => setCreatedId(res.id) });
+    submit.mutate(toBody(values), {
+      onSuccess: (res) => {
+        setCreatedId(res.id);
+        // The form was scrolled past to reach the button: bring the confirmation into view.
+        window.scrollTo({ top: 0, behavior: 'smooth' });
+      },
+    });
   };
 
   const again = () => {
@@ -97,7 +128,7 @@ export function ReservationFormPage() {
             <>
               <h1 style={{ fontSize: 26, margin: '0 0 8px', color: '#0f172a' }}>{t('site.reservation.heading')}</h1>
               <p style={{ color: '#64748b', margin: '0 0 28px' }}>{t('site.reservation.desc')}</p>
-              <Form<FormValues> form={form} layout="vertical" size="large" onFinish={onFinish} disabled={submit.isPending} requiredMark data-testid="reservation-form">
+              <Form<FormValues> form={form} layout="vertical" size="large" initialValues={{ gpuType: initialGpu }} onFinish={onFinish} disabled={submit.isPending} requiredMark data-testid="reservation-form">
                 <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', columnGap: 20 }}>
                   <Form.Item name="name" label={t('site.reservation.name')} required rules={[rule('name')]}>
                     <Input placeholder={t('site.reservation.namePlaceholder')} count={{ show: true, max: 32 }} autoComplete="name" />
@@ -131,7 +162,7 @@ export function ReservationFormPage() {
                     data-testid="reservation-error"
                   />
                 )}
-                <Button type="primary" htmlType="submit" loading={submit.isPending} style={{ minWidth: 200, height: 46 }} data-testid="reservation-submit">
+                <Button type="primary" htmlType="submit" loading={submit.isPending} style={{ minWidth: 200, height: 46, marginTop: 8 }} data-testid="reservation-submit">
                   {submit.isPending ? t('site.reservation.submitting') : t('site.reservation.submit')}
                 </Button>
                 <div style={{ marginTop: 14, color: '#94a3b8', fontSize: 13 }}>
@@ -168,15 +199,18 @@ export function ReservationFormPage() {
               </div>
             </div>
           </div>
-          <div className="sl-card" style={{ padding: 24 }}>
-            <div style={{ fontWeight: 600, color: '#0f172a', marginBottom: 12 }}>{t('site.reservation.nextTitle')}</div>
-            {(['next1', 'next2'] as const).map((k, i) => (
-              <div key={k} style={{ display: 'flex', gap: 10, marginBottom: 10, color: '#64748b', fontSize: 14, lineHeight: 1.7 }}>
-                <b style={{ color: 'var(--brand)' }}>{i + 1}</b>
-                <span>{t(`site.reservation.${k}`)}</span>
-              </div>
-            ))}
-          </div>
+          {/* After sending, the confirmation itself lists the next steps. */}
+          {!createdId && (
+            <div className="sl-card" style={{ padding: 24 }}>
+              <div style={{ fontWeight: 600, color: '#0f172a', marginBottom: 12 }}>{t('site.reservation.nextTitle')}</div>
+              {(['next1', 'next2'] as const).map((k, i) => (
+                <div key={k} style={{ display: 'flex', gap: 10, marginBottom: 10, color: '#64748b', fontSize: 14, lineHeight: 1.7 }}>
+                  <b style={{ color: 'var(--brand)' }}>{i + 1}</b>
+                  <span>{t(`site.reservation.${k}`)}</span>
+                </div>
+              ))}
+            </div>
+          )}
         </aside>
       </div>
     </div>

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Avatar, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Typography } from 'antd';
+import { Avatar, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
 import { CloudServerOutlined, CustomerServiceOutlined, QuestionCircleOutlined, SafetyOutlined, UserOutlined, WalletOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
@@ -33,6 +33,7 @@ function Dashboard({ user }: { user: UserDetail }) {
   const tenant = useTenant();
   const navigate = useNavigate();
   // PRODUCT.md: a restricted tenant has no help centre.
+  const canRecharge = isRouteAvailable(RECHARGE_PATH);
   const shortcuts = SHORTCUTS.filter((s) => !(s.key === 'help' && tenant.config.restricted) && isRouteAvailable(s.to));
 
   return (
@@ -64,9 +65,11 @@ function Dashboard({ user }: { user: UserDetail }) {
           </div>
           <Flex justify="space-between" align="center">
             <Typography.Text type="secondary">{t('center.home.frozen', { amount: formatMoney(user.frozenBalance) })}</Typography.Text>
-            <Button type="primary" disabled={!isRouteAvailable(RECHARGE_PATH)} onClick={() => navigate(RECHARGE_PATH)} data-testid="home-recharge">
-              {t('center.home.recharge')}
-            </Button>
+            <Tooltip title={canRecharge ? undefined : t('nav.rechargeSoon')}>
+              <Button type="primary" disabled={!canRecharge} onClick={() => navigate(RECHARGE_PATH)} data-testid="home-recharge">
+                {t('center.home.recharge')}
+              </Button>
+            </Tooltip>
           </Flex>
         </Card>
       </Col>
@@ -80,7 +83,7 @@ function Dashboard({ user }: { user: UserDetail }) {
 
       <Col xs={24} xl={8}>
         <Card title={<Space><UserOutlined />{t('center.home.account')}</Space>} style={{ height: '100%' }} data-testid="home-account-card">
-          <Descriptions column={1} size="small" colon={false} styles={{ label: { color: 'rgba(0,0,0,.5)', width: 88 } }}>
+          <Descriptions column={1} size="small" colon={false} styles={{ label: { color: 'rgba(0,0,0,.5)', width: 104, whiteSpace: 'nowrap' } }}>
             <Descriptions.Item label={t('center.home.phone')}>{maskPhone(user.phone)}</Descriptions.Item>
             <Descriptions.Item label={t('center.home.realName')}>
               <RealNameTag verified={user.realNameAuth} />

@@ -48,7 +48,7 @@ export function ChangePhoneCard({ currentPhone }: { currentPhone: string }) {
           <Input maxLength={11} inputMode="numeric" autoComplete="tel" placeholder={t('safe.phone.newPhonePlaceholder')} data-testid="safe-new-phone" />
         </Form.Item>
         <Form.Item name="code" label={t('auth.field.code')} rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
-          <SmsCodeInput purpose="change_phone" testIdPrefix="safe-phone" size="middle" onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
+          <SmsCodeInput purpose="change_phone" testIdPrefix="safe-phone" size="middle" prefixIcon={false} onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
         </Form.Item>
         <Form.Item style={{ marginBottom: 0 }}>
           <Button type="primary" htmlType="submit" loading={change.isPending} data-testid="safe-phone-submit">
