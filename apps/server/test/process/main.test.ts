@@ -4,6 +4,11 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { openPglite } from '../../src/db/client.ts';
+import { users, wallets } from '../../src/db/schema/user.ts';
+import { createLedgerService } from '../../src/modules/wallet/ledger.service.ts';
+import { systemClock } from '../../src/lib/clock.ts';
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -55,6 +60,34 @@ describe('the server process', () => {
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
     expect(fs.existsSync(path.join(dataDir, 'db.lock'))).toBe(false);
+  }, 90_000);
+
+  it('ledger:check passes on consistent data and exits 1 when a balance was tampered with', async () => {
+    const run = () =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/ledger-check.ts'], { cwd: serverDir, env: { ...process.env, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+        child.once('exit', (code) => resolve({ code, out }));
+      });
+    // money moves through the real ledger, in the data dir the server left behind
+    const database = await openPglite(path.join(dataDir, 'db'));
+    const ledger = createLedgerService({ db: database.db, clock: systemClock });
+    const [op] = await database.db.select().from(users).limit(1);
+    if (!op) throw new Error('the seed left no user');
+    await ledger.post({ tenantId: op.tenantId, userId: op.id, kind: 'adjustment', amount: 50_000, ref: 'cli-test:1' });
+    await database.close();
+    const good = await run();
+    expect(good.code, good.out).toBe(0);
+    expect(good.out).toContain('ledger:check ok');
+
+    const again = await openPglite(path.join(dataDir, 'db'));
+    await again.db.update(wallets).set({ balance: 1 }).where(eq(wallets.userId, op.id));
+    await again.close();
+    const bad = await run();
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain(`user ${op.id}: balance`);
   }, 90_000);
 
   it('stops with a message naming a bad setting', async () => {
