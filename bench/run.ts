@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { chromium } from 'playwright-core';
 import { benchLedger } from './ledger.ts';
+import { benchNotify } from './notify.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -83,3 +84,4 @@ console.log(`[bench] machine: ${machine}`);
 await userDetailRatio();
 await loginBundleBytes();
 for (const line of await benchLedger(DURATION)) console.log(line);
+for (const line of await benchNotify()) console.log(line);
