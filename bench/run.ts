@@ -81,7 +81,8 @@ async function loginBundleBytes() {
 }
 
 console.log(`[bench] machine: ${machine}`);
-await userDetailRatio();
+if (process.env.BENCH_ONLY !== 'login') await userDetailRatio();
 await loginBundleBytes();
+if (process.env.BENCH_ONLY === 'login') process.exit(0);
 for (const line of await benchLedger(DURATION)) console.log(line);
 for (const line of await benchNotify()) console.log(line);

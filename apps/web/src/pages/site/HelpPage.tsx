@@ -2,6 +2,8 @@ import { useEffect, useMemo, type ReactNode } from 'react';
 import { Alert, Breadcrumb, Button, Empty, Flex, Input, Menu, Typography } from 'antd';
 import { ArrowLeftOutlined, ArrowRightOutlined, CustomerServiceOutlined, FileTextOutlined, SearchOutlined } from '@ant-design/icons';
 import { useNavigate, useSearchParams } from 'react-router';
+import zhArticles from '../../locales/zh-CN/help-articles.ts';
+import enArticles from '../../locales/en-US/help-articles.ts';
 import { useT } from '../../locales/i18n.ts';
 import { useTenant } from '../../modules/tenant.tsx';
 import '../home/home.css';
@@ -110,7 +112,7 @@ function snippet(article: Article, terms: string[]): string {
 
 /** SPEC §2 /help: categories on the left, one article or the search results on the right. */
 export function HelpPage() {
-  const { t, tm } = useT();
+  const { t, lang } = useT();
   const tenant = useTenant();
   const navigate = useNavigate();
   const [params, setParams] = useSearchParams();
@@ -118,8 +120,8 @@ export function HelpPage() {
   const terms = useMemo(() => termsOf(query), [query]);
 
   // The same array object per language, so memos below recompute only on a language switch.
-  const articles = tm<Article[]>('help.articles');
-  const categories = tm<Category[]>('help.categories');
+  // The articles ship with this page, not with the dictionary every page loads.
+  const { articles, categories } = (lang === 'en-US' ? enArticles : zhArticles) as { articles: readonly Article[]; categories: readonly Category[] };
 
   const requested = params.get('article');
   const searching = terms.length > 0 && !requested;
