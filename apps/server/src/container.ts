@@ -92,7 +92,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     [SANDBOX_NOTIFY_JOB]: sandboxGateway.deliver,
     [PAYMENT_RECONCILE_JOB]: payments.runReconcileJob,
   };
-  const jobs = createJobQueue({ db, clock, handlers: jobHandlers });
+  const jobs = createJobQueue({
+    db,
+    clock,
+    handlers: jobHandlers,
+    // Like a real gateway, the sandbox keeps notifying for about a day: 2 s, 4 s, … then every 2 h.
+    retry: { [SANDBOX_NOTIFY_JOB]: { maxAttempts: 20, maxBackoffSeconds: 2 * 3600 } },
+  });
 
   return {
     config,

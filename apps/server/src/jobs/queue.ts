@@ -6,7 +6,9 @@ import type { Clock } from '../lib/clock.ts';
 export type JobHandler = (payload: Record<string, unknown>) => Promise<void>;
 type Logger = { info: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
 
-const MAX_ATTEMPTS = 6;
+/** How often a kind of job is tried, and how far apart (exponential back-off, capped). */
+export type RetryPolicy = { maxAttempts: number; maxBackoffSeconds: number };
+const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, maxBackoffSeconds: 600 };
 const STALE_MS = 5 * 60_000;
 
 /** Adds a job in the caller's transaction, so it exists only if the work that asked for it commits. */
@@ -18,7 +20,7 @@ export async function enqueueJob(db: DbOrTx, kind: string, payload: Record<strin
  * A persisted job queue: any number of processes claim due jobs with FOR UPDATE SKIP LOCKED, so a
  * job runs once; a failure is retried with exponential back-off, then marked failed.
  */
-export function createJobQueue(deps: { db: Db; clock: Clock; handlers: Record<string, JobHandler> }) {
+export function createJobQueue(deps: { db: Db; clock: Clock; handlers: Record<string, JobHandler>; retry?: Record<string, RetryPolicy> }) {
   const { db, clock } = deps;
 
   async function claim() {
@@ -46,12 +48,13 @@ export function createJobQueue(deps: { db: Db; clock: Clock; handlers: Record<st
         await db.execute(sql`update ${jobs} set status = 'done', finished_at = now(), last_error = null where id = ${job.id}`);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        const final = job.attempts >= MAX_ATTEMPTS;
-        const backoffSecs = 2 ** job.attempts;
+        const policy = deps.retry?.[job.kind] ?? DEFAULT_RETRY;
+        const final = job.attempts >= policy.maxAttempts;
+        const backoffSecs = Math.min(2 ** job.attempts, policy.maxBackoffSeconds);
         log?.error({ jobId: job.id, kind: job.kind, err: message, final }, 'job failed');
         await db.execute(sql`
           update ${jobs} set status = ${final ? 'failed' : 'queued'}, last_error = ${message.slice(0, 2000)},
-            run_at = now() + make_interval(secs => ${backoffSecs}), locked_at = null
+            run_at = ${clock().toISOString()}::timestamptz + make_interval(secs => ${backoffSecs}), locked_at = null
           where id = ${job.id}`);
       }
     }
