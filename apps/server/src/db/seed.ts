@@ -74,10 +74,13 @@ const DEMO: DemoTenant[] = [
   },
 ];
 
+/** Room for the mark and the title: CJK glyphs at 18 px take about their font size each. */
+const wideWidth = (title: string) => 60 + [...title].length * 19;
+
 /** A square logo: the tenant's first character on its brand colour, as an SVG data URI. */
 function logo(mark: string, color: string, wide: boolean, title: string): string {
   const svg = wide
-    ? `<svg xmlns="http://www.w3.org/2000/svg" width="180" height="40" viewBox="0 0 180 40"><rect width="40" height="40" rx="8" fill="${color}"/><text x="20" y="28" font-size="22" text-anchor="middle" fill="#fff" font-family="sans-serif">${mark}</text><text x="50" y="27" font-size="18" fill="#1f1f1f" font-family="sans-serif">${title}</text></svg>`
+    ? `<svg xmlns="http://www.w3.org/2000/svg" width="${wideWidth(title)}" height="40" viewBox="0 0 ${wideWidth(title)} 40"><rect width="40" height="40" rx="8" fill="${color}"/><text x="20" y="28" font-size="22" text-anchor="middle" fill="#fff" font-family="sans-serif">${mark}</text><text x="50" y="27" font-size="18" fill="#1f1f1f" font-family="sans-serif">${title}</text></svg>`
     : `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="${color}"/><text x="32" y="44" font-size="36" text-anchor="middle" fill="#fff" font-family="sans-serif">${mark}</text></svg>`;
   return `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
 }

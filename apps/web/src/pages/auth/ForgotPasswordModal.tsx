@@ -1,15 +1,15 @@
 import { useState } from 'react';
 import { Alert, App, Form, Input, Modal, Typography } from 'antd';
-import { LockOutlined, MobileOutlined } from '@ant-design/icons';
+import { LockOutlined } from '@ant-design/icons';
 import { useFindPassword } from '../../api/queries/user.ts';
 import { getErrorMessage } from '../../api/errors.ts';
 import { useT } from '../../locales/i18n.ts';
 import { SmsCodeInput } from './SmsCodeInput.tsx';
-import { CHANGE_AND_BLUR, confirmRules, newPasswordRules, phoneRules, smsCodeRules } from './rules.ts';
+import { iconStyle, PhoneField } from './PhoneField.tsx';
+import { CHANGE_AND_BLUR, confirmRules, newPasswordRules, smsCodeRules } from './rules.ts';
 
 type Values = { phone: string; code: string; password: string; confirm: string };
 
-const iconStyle = { color: 'rgba(0,0,0,.35)' };
 
 /** 忘记密码: PUT /user/password/find with an SMS code of purpose 'reset'. */
 export function ForgotPasswordModal({ open, initialPhone, onClose, onDone }: { open: boolean; initialPhone?: string; onClose: () => void; onDone: (phone: string) => void }) {
@@ -46,9 +46,7 @@ export function ForgotPasswordModal({ open, initialPhone, onClose, onDone }: { o
       <Typography.Paragraph type="secondary">{t('auth.forgot.desc')}</Typography.Paragraph>
       {error && <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid="forgot-error" />}
       <Form form={form} layout="vertical" requiredMark={false} onFinish={(v) => void submit(v)} initialValues={{ phone: initialPhone }} preserve={false}>
-        <Form.Item name="phone" label={t('auth.field.phone')} rules={phoneRules()} validateTrigger={CHANGE_AND_BLUR}>
-          <Input prefix={<MobileOutlined style={iconStyle} />} maxLength={11} inputMode="numeric" autoComplete="tel" placeholder={t('auth.field.phonePlaceholder')} data-testid="forgot-phone" />
-        </Form.Item>
+        <PhoneField testId="forgot-phone" withLabel />
         <Form.Item name="code" label={t('auth.field.code')} rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
           <SmsCodeInput purpose="reset" testIdPrefix="forgot" size="middle" onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
         </Form.Item>

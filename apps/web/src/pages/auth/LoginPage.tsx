@@ -1,6 +1,6 @@
 import { lazy, Suspense, useRef, useState } from 'react';
 import { Alert, Button, Flex, Form, Input, Segmented } from 'antd';
-import { LockOutlined, MobileOutlined } from '@ant-design/icons';
+import { LockOutlined } from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { ErrorReason } from '@suanli/contract/errors';
 import { useLoginCode, useLoginPassword } from '../../api/queries/user.ts';
@@ -10,13 +10,13 @@ import { t as translate, useT } from '../../locales/i18n.ts';
 import { AuthLayout } from './AuthLayout.tsx';
 import { SmsCodeInput } from './SmsCodeInput.tsx';
 import { useCaptchaGate } from './useCaptchaGate.tsx';
-import { CHANGE_AND_BLUR, loginPasswordRules, phoneRules, smsCodeRules } from './rules.ts';
+import { iconStyle, PhoneField } from './PhoneField.tsx';
+import { CHANGE_AND_BLUR, loginPasswordRules, smsCodeRules } from './rules.ts';
 
 type FormError = { title: string; message: string } | null;
 type PasswordValues = { phone: string; password: string };
 type CodeValues = { phone: string; code: string };
 
-const iconStyle = { color: 'rgba(0,0,0,.35)' };
 
 function ErrorAlert({ error, testId }: { error: FormError; testId: string }) {
   if (!error) return null;
@@ -90,17 +90,7 @@ function PasswordLoginForm({ phone, onPhoneChange, onForgot }: { phone: string; 
       onFinish={(v) => void submit(v)}
     >
       <ErrorAlert error={error} testId="login-error" />
-      <Form.Item name="phone" rules={phoneRules()} validateTrigger={CHANGE_AND_BLUR}>
-        <Input
-          prefix={<MobileOutlined style={iconStyle} />}
-          maxLength={11}
-          inputMode="numeric"
-          autoComplete="tel"
-          placeholder={t('auth.field.phonePlaceholder')}
-          aria-label={t('auth.field.phone')}
-          data-testid="login-phone"
-        />
-      </Form.Item>
+      <PhoneField testId="login-phone" />
       <Form.Item name="password" rules={loginPasswordRules()}>
         <Input.Password
           prefix={<LockOutlined style={iconStyle} />}
@@ -154,17 +144,7 @@ function CodeLoginForm({ phone, onPhoneChange }: { phone: string; onPhoneChange:
       onFinish={(v) => void submit(v)}
     >
       <ErrorAlert error={error} testId="login-code-error" />
-      <Form.Item name="phone" rules={phoneRules()} validateTrigger={CHANGE_AND_BLUR}>
-        <Input
-          prefix={<MobileOutlined style={iconStyle} />}
-          maxLength={11}
-          inputMode="numeric"
-          autoComplete="tel"
-          placeholder={t('auth.field.phonePlaceholder')}
-          aria-label={t('auth.field.phone')}
-          data-testid="login-code-phone"
-        />
-      </Form.Item>
+      <PhoneField testId="login-code-phone" />
       <Form.Item name="code" rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
         <SmsCodeInput purpose="login" testIdPrefix="login" onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
       </Form.Item>

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Alert, App, Button, Checkbox, Form, Input } from 'antd';
-import { LockOutlined, MobileOutlined, UserOutlined } from '@ant-design/icons';
+import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { useRegister } from '../../api/queries/user.ts';
 import { getErrorMessage } from '../../api/errors.ts';
@@ -9,11 +9,11 @@ import { useT } from '../../locales/i18n.ts';
 import { AgreementModal, type AgreementKind } from './AgreementModal.tsx';
 import { AuthLayout } from './AuthLayout.tsx';
 import { SmsCodeInput } from './SmsCodeInput.tsx';
-import { CHANGE_AND_BLUR, confirmRules, newPasswordRules, phoneRules, smsCodeRules, userNameRules } from './rules.ts';
+import { iconStyle, PhoneField } from './PhoneField.tsx';
+import { CHANGE_AND_BLUR, confirmRules, newPasswordRules, smsCodeRules, userNameRules } from './rules.ts';
 
 type Values = { phone: string; code: string; password: string; confirm: string; userName?: string; agree: boolean };
 
-const iconStyle = { color: 'rgba(0,0,0,.35)' };
 
 /** /register: phone + SMS code + password (PRODUCT.md "Accounts"); signs the new user in. */
 export function RegisterPage() {
@@ -66,17 +66,7 @@ export function RegisterPage() {
     >
       <Form form={form} size="large" requiredMark={false} onFinish={(v) => void submit(v)} initialValues={{ agree: false }}>
         {error && <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid="register-error" />}
-        <Form.Item name="phone" rules={phoneRules()} validateTrigger={CHANGE_AND_BLUR}>
-          <Input
-            prefix={<MobileOutlined style={iconStyle} />}
-            maxLength={11}
-            inputMode="numeric"
-            autoComplete="tel"
-            placeholder={t('auth.field.phonePlaceholder')}
-            aria-label={t('auth.field.phone')}
-            data-testid="register-phone"
-          />
-        </Form.Item>
+        <PhoneField testId="register-phone" />
         <Form.Item name="code" rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
           <SmsCodeInput purpose="register" testIdPrefix="register" onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
         </Form.Item>
