@@ -21,7 +21,6 @@ export default {
   copied: 'Copied',
   availableBalance: 'Available balance',
   recharge: 'Recharge',
-  rechargeSoon: 'Online top-up is coming soon; contact support to top up',
   frozenBalance: 'Frozen',
   instanceCount: 'Instances',
   instanceUnit: '',

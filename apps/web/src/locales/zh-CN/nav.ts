@@ -18,7 +18,6 @@ export default {
   copied: '已复制',
   availableBalance: '可用余额',
   recharge: '充值',
-  rechargeSoon: '在线充值即将开放，如需充值请联系客服',
   frozenBalance: '冻结金额',
   instanceCount: '容器实例',
   instanceUnit: '个',

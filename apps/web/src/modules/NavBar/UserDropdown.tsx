@@ -1,11 +1,10 @@
-import { Avatar, Button, Divider, Dropdown, Flex, Popconfirm, Tag, Tooltip, Typography } from 'antd';
+import { Avatar, Button, Divider, Dropdown, Flex, Popconfirm, Tag, Typography } from 'antd';
 import { LogoutOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import type { UserDetail } from '@suanli/contract/user';
 import { formatMoney } from '@suanli/domain/format';
 import { useT } from '../../locales/i18n.ts';
 import { useLogout } from '../../api/queries/user.ts';
-import { isRouteAvailable } from '../route-availability.ts';
 
 const RECHARGE_PATH = '/recharge/index';
 
@@ -14,7 +13,6 @@ export function UserDropdown({ user }: { user: UserDetail }) {
   const { t } = useT();
   const navigate = useNavigate();
   const logout = useLogout();
-  const canRecharge = isRouteAvailable(RECHARGE_PATH);
 
   const panel = (
     <div className="user-dropdown" data-testid="user-dropdown-panel" style={{ width: 320, padding: 16, background: '#fff', borderRadius: 8, boxShadow: '0 6px 16px rgba(0,0,0,.12)' }}>
@@ -51,11 +49,9 @@ export function UserDropdown({ user }: { user: UserDetail }) {
             {formatMoney(user.balance)}
           </div>
         </div>
-        <Tooltip title={canRecharge ? undefined : t('nav.rechargeSoon')}>
-          <Button type="primary" size="small" disabled={!canRecharge} onClick={() => navigate(RECHARGE_PATH)}>
-            {t('nav.recharge')}
-          </Button>
-        </Tooltip>
+        <Button type="primary" size="small" onClick={() => navigate(RECHARGE_PATH)}>
+          {t('nav.recharge')}
+        </Button>
       </Flex>
       <Flex justify="space-between" style={{ marginTop: 8 }}>
         <Typography.Text type="secondary">{t('nav.frozenBalance')}</Typography.Text>

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Avatar, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
+import { Avatar, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Typography } from 'antd';
 import { CloudServerOutlined, CustomerServiceOutlined, QuestionCircleOutlined, SafetyOutlined, UserOutlined, WalletOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
@@ -33,7 +33,6 @@ function Dashboard({ user }: { user: UserDetail }) {
   const tenant = useTenant();
   const navigate = useNavigate();
   // PRODUCT.md: a restricted tenant has no help centre.
-  const canRecharge = isRouteAvailable(RECHARGE_PATH);
   const shortcuts = SHORTCUTS.filter((s) => !(s.key === 'help' && tenant.config.restricted) && isRouteAvailable(s.to));
 
   return (
@@ -65,11 +64,9 @@ function Dashboard({ user }: { user: UserDetail }) {
           </div>
           <Flex justify="space-between" align="center">
             <Typography.Text type="secondary">{t('center.home.frozen', { amount: formatMoney(user.frozenBalance) })}</Typography.Text>
-            <Tooltip title={canRecharge ? undefined : t('nav.rechargeSoon')}>
-              <Button type="primary" disabled={!canRecharge} onClick={() => navigate(RECHARGE_PATH)} data-testid="home-recharge">
-                {t('center.home.recharge')}
-              </Button>
-            </Tooltip>
+            <Button type="primary" onClick={() => navigate(RECHARGE_PATH)} data-testid="home-recharge">
+              {t('center.home.recharge')}
+            </Button>
           </Flex>
         </Card>
       </Col>
