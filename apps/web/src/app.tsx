@@ -54,7 +54,8 @@ const subscribeNoop = () => () => {};
 export function App({ tenant }: { tenant: TenantDomainInfo }) {
   const { lang } = useT();
   const antLocale = lang === 'en-US' ? enUS : zhCN;
-  const themeConfig = useMemo(() => ({ algorithm: antTheme.defaultAlgorithm, token: { colorPrimary: tenant.config.primaryColor, borderRadius: 6 } }), [tenant]);
+  // Links follow the brand too: antd derives them from colorInfo, which would stay antd blue.
+  const themeConfig = useMemo(() => ({ algorithm: antTheme.defaultAlgorithm, token: { colorPrimary: tenant.config.primaryColor, colorLink: tenant.config.primaryColor, borderRadius: 6 } }), [tenant]);
   // Read once so SSR-less hydration and the first render agree on the language.
   useSyncExternalStore(subscribeNoop, getLanguage);
   return (

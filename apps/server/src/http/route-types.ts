@@ -15,10 +15,12 @@ declare module 'fastify' {
 
 /**
  * Per-client-IP limits on the unauthenticated calls that cost the server work (drawing a
- * captcha) or money (an SMS), on top of the per-phone rules of the account service. Per process:
+ * captcha, verifying and storing a notification) or money (an SMS), on top of the per-phone rules of the account service. Per process:
  * with several replicas a client gets up to N times as many.
  */
 export const RATE_LIMITS = {
   captcha: { max: 40, timeWindow: '1 minute' },
   sendCode: { max: 20, timeWindow: '10 minutes' },
+  /** Gateways notify from a few addresses in bursts: generous, but every body is verified and kept. */
+  notify: { max: 600, timeWindow: '1 minute' },
 } as const;

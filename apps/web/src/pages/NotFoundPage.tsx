@@ -2,7 +2,6 @@ import { Button, Layout, Result, Space } from 'antd';
 import { useNavigate } from 'react-router';
 import { useT } from '../locales/i18n.ts';
 import { NavBar } from '../modules/NavBar/NavBar.tsx';
-import { BrandTheme } from '../modules/BrandTheme.tsx';
 
 /** The catch-all: the navigation bar stays, so a mistyped address is never a dead end. */
 export function NotFoundPage() {
@@ -11,27 +10,25 @@ export function NotFoundPage() {
   // react-router keeps its own history index: 0 means this page opened the tab (nothing to go back to).
   const canGoBack = ((window.history.state as { idx?: number } | null)?.idx ?? 0) > 0;
   return (
-    <BrandTheme>
-      <Layout style={{ minHeight: '100vh' }}>
-        <NavBar />
-        <Layout.Content>
-          <Result
-            status="404"
-            title={t('common.notFoundTitle')}
-            subTitle={t('common.notFoundDesc')}
-            style={{ paddingTop: 80 }}
-            extra={
-              <Space size={12}>
-                {canGoBack && <Button onClick={() => navigate(-1)}>{t('common.goBack')}</Button>}
-                <Button type="primary" onClick={() => navigate('/')} data-testid="notfound-home">
-                  {t('common.backHome')}
-                </Button>
-              </Space>
-            }
-            data-testid="not-found"
-          />
-        </Layout.Content>
-      </Layout>
-    </BrandTheme>
+    <Layout style={{ minHeight: '100vh' }}>
+      <NavBar />
+      <Layout.Content>
+        <Result
+          status="404"
+          title={t('common.notFoundTitle')}
+          subTitle={t('common.notFoundDesc')}
+          style={{ paddingTop: 80 }}
+          extra={
+            <Space size={12}>
+              {canGoBack && <Button onClick={() => navigate(-1)}>{t('common.goBack')}</Button>}
+              <Button type="primary" onClick={() => navigate('/')} data-testid="notfound-home">
+                {t('common.backHome')}
+              </Button>
+            </Space>
+          }
+          data-testid="not-found"
+        />
+      </Layout.Content>
+    </Layout>
   );
 }

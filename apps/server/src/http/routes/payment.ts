@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { okEnvelope } from '@suanli/contract/envelope';
 import { createPaymentBody, payment, paymentMethodItem, paymentParams } from '@suanli/contract/payment';
-import type { App } from '../route-types.ts';
+import { RATE_LIMITS, type App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
 import { authOf } from '../plugins/auth.ts';
 import type { PaymentService } from '../../modules/payment/payment.service.ts';
@@ -81,6 +81,7 @@ export function paymentRoutes(app: App, payments: PaymentService, opts: { public
     scope.post(
       '/api/v1/payments/notify/:method',
       {
+        config: { rateLimit: RATE_LIMITS.notify },
         schema: {
           tags,
           summary: '支付渠道异步通知（sandbox / alipay / wechat）',

@@ -3,7 +3,6 @@ import { Layout, Menu, Tabs } from 'antd';
 import { AccountBookOutlined, HomeOutlined, SafetyOutlined } from '@ant-design/icons';
 import { Outlet, useLocation, useMatches, useNavigate } from 'react-router';
 import { NavBar } from '../../modules/NavBar/NavBar.tsx';
-import { BrandTheme } from '../../modules/BrandTheme.tsx';
 import { centerMenu, type AppHandle } from '../../routes.tsx';
 import { useT } from '../../locales/i18n.ts';
 
@@ -53,45 +52,43 @@ export function CenterLayout() {
   };
 
   return (
-    <BrandTheme>
-      <Layout style={{ minHeight: '100vh' }}>
-        <NavBar />
-        <Layout>
-          <Layout.Sider
-            width={208}
-            theme="light"
-            style={{ borderRight: '1px solid #f0f0f0' }}
-            breakpoint="lg"
-            collapsedWidth={64}
-          >
-            {/* The menu stays in view under the sticky nav bar while a long page scrolls. */}
-            <div style={{ position: 'sticky', top: 60 }}>
-              <Menu
-                mode="inline"
-                selectedKeys={selectedMenu}
-                style={{ borderInlineEnd: 'none', paddingTop: 8 }}
-                items={centerMenu.map((m) => ({ key: m.path, icon: ICONS[m.icon], label: t(m.title) }))}
-                onClick={({ key }) => navigate(key)}
-                data-testid="center-menu"
-              />
-            </div>
-          </Layout.Sider>
-          <Layout.Content style={{ padding: '0 24px 24px', minWidth: 0 }}>
-            <Tabs
-              type="editable-card"
-              hideAdd
-              size="small"
-              activeKey={location.pathname}
-              onChange={(key) => navigate(key)}
-              onEdit={(key, action) => action === 'remove' && typeof key === 'string' && closeTab(key)}
-              items={tabs.map((x) => ({ key: x.path, label: t(x.title), closable: !x.affix }))}
-              style={{ marginTop: 12 }}
-              data-testid="center-tabs"
+    <Layout style={{ minHeight: '100vh' }}>
+      <NavBar />
+      <Layout>
+        <Layout.Sider
+          width={208}
+          theme="light"
+          style={{ borderRight: '1px solid #f0f0f0' }}
+          breakpoint="lg"
+          collapsedWidth={64}
+        >
+          {/* The menu stays in view under the sticky nav bar while a long page scrolls. */}
+          <div style={{ position: 'sticky', top: 60 }}>
+            <Menu
+              mode="inline"
+              selectedKeys={selectedMenu}
+              style={{ borderInlineEnd: 'none', paddingTop: 8 }}
+              items={centerMenu.map((m) => ({ key: m.path, icon: ICONS[m.icon], label: t(m.title) }))}
+              onClick={({ key }) => navigate(key)}
+              data-testid="center-menu"
             />
-            <Outlet />
-          </Layout.Content>
-        </Layout>
+          </div>
+        </Layout.Sider>
+        <Layout.Content style={{ padding: '0 24px 24px', minWidth: 0 }}>
+          <Tabs
+            type="editable-card"
+            hideAdd
+            size="small"
+            activeKey={location.pathname}
+            onChange={(key) => navigate(key)}
+            onEdit={(key, action) => action === 'remove' && typeof key === 'string' && closeTab(key)}
+            items={tabs.map((x) => ({ key: x.path, label: t(x.title), closable: !x.affix }))}
+            style={{ marginTop: 12 }}
+            data-testid="center-tabs"
+          />
+          <Outlet />
+        </Layout.Content>
       </Layout>
-    </BrandTheme>
+    </Layout>
   );
 }

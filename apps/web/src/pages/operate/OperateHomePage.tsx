@@ -8,7 +8,6 @@ import type { QuestionItem } from '@suanli/contract/question';
 import { formatDateTime } from '@suanli/domain/format';
 import { NavBar } from '../../modules/NavBar/NavBar.tsx';
 import { useTenant } from '../../modules/tenant.tsx';
-import { BrandTheme } from '../../modules/BrandTheme.tsx';
 import { useT } from '../../locales/i18n.ts';
 import { userDetailQuery } from '../../api/queries/user.ts';
 import { operateQuestionsQuery } from '../../api/queries/operate.ts';
@@ -180,13 +179,11 @@ export function OperateHomePage() {
     );
 
   return (
-    <BrandTheme>
-      <Layout style={{ minHeight: '100vh' }}>
-        <NavBar />
-        <Layout.Content style={{ padding: '24px 32px 48px', maxWidth: 1440, width: '100%', margin: '0 auto', boxSizing: 'border-box' }} data-testid="operate-home">
-          {body}
-        </Layout.Content>
-      </Layout>
-    </BrandTheme>
+    <Layout style={{ minHeight: '100vh' }}>
+      <NavBar />
+      <Layout.Content style={{ padding: '24px 32px 48px', maxWidth: 1440, width: '100%', margin: '0 auto', boxSizing: 'border-box' }} data-testid="operate-home">
+        {body}
+      </Layout.Content>
+    </Layout>
   );
 }
