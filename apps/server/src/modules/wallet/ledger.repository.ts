@@ -61,6 +61,33 @@ export function createLedgerRepository(db: DbOrTx) {
         .limit(1);
       return rows[0];
     },
+    /**
+     * Users whose balance differs from the sum of their ledger, and entries whose balance_after
+     * isn't the running sum (a gap or an edit). One tenant's, or everyone's.
+     */
+    async findMismatches(tenantId?: number) {
+      const walletScope = tenantId === undefined ? sql`true` : sql`w.tenant_id = ${tenantId}`;
+      const entryScope = tenantId === undefined ? sql`true` : sql`tenant_id = ${tenantId}`;
+      const balances = await queryRows<{ user_id: string; balance: string; ledger: string }>(
+        db,
+        sql`select w.user_id, w.balance, coalesce(sum(l.amount), 0) as ledger
+            from wallets w left join ledger_entries l on l.user_id = w.user_id
+            where ${walletScope}
+            group by w.user_id, w.balance
+            having w.balance <> coalesce(sum(l.amount), 0)`,
+      );
+      const chains = await queryRows<{ user_id: string; id: string; balance_after: string; running: string }>(
+        db,
+        sql`select user_id, id, balance_after, running from (
+              select user_id, id, balance_after, sum(amount) over (partition by user_id order by id) as running
+              from ledger_entries where ${entryScope}) r
+            where balance_after <> running`,
+      );
+      return {
+        balances: balances.map((r) => ({ userId: Number(r.user_id), balance: r.balance, ledger: r.ledger })),
+        chains: chains.map((r) => ({ userId: Number(r.user_id), entryId: r.id, balanceAfter: r.balance_after, running: r.running })),
+      };
+    },
     async page(userId: number, f: LedgerFilter, page: number, pageSize: number) {
       const w = where(userId, f);
       const [list, totals] = await Promise.all([

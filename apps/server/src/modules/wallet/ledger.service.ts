@@ -1,8 +1,7 @@
-import { sql } from 'drizzle-orm';
 import { ErrorReason } from '@suanli/contract/errors';
 import type { TransactionsPage } from '@suanli/contract/wallet';
 import { formatMoney } from '@suanli/domain/format';
-import { queryRows, type Db, type DbOrTx, type Tx } from '../../db/client.ts';
+import type { Db, DbOrTx, Tx } from '../../db/client.ts';
 import type { LedgerKind } from '../../db/schema/wallet.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
@@ -96,26 +95,10 @@ export function createLedgerService(deps: { db: Db; clock: Clock; onBalanceChang
      * plus the amount (no gap, no edit). Empty when everything holds. One tenant's, or everyone's.
      */
     async check(tenantId?: number): Promise<LedgerMismatch[]> {
-      const walletScope = tenantId === undefined ? sql`true` : sql`w.tenant_id = ${tenantId}`;
-      const entryScope = tenantId === undefined ? sql`true` : sql`tenant_id = ${tenantId}`;
-      const balance = await queryRows<{ user_id: string; balance: string; ledger: string }>(
-        db,
-        sql`select w.user_id, w.balance, coalesce(sum(l.amount), 0) as ledger
-            from wallets w left join ledger_entries l on l.user_id = w.user_id
-            where ${walletScope}
-            group by w.user_id, w.balance
-            having w.balance <> coalesce(sum(l.amount), 0)`,
-      );
-      const chain = await queryRows<{ user_id: string; id: string; balance_after: string; running: string }>(
-        db,
-        sql`select user_id, id, balance_after, running from (
-              select user_id, id, balance_after, sum(amount) over (partition by user_id order by id) as running
-              from ledger_entries where ${entryScope}) r
-            where balance_after <> running`,
-      );
+      const { balances, chains } = await createLedgerRepository(db).findMismatches(tenantId);
       return [
-        ...balance.map((r) => ({ userId: Number(r.user_id), problem: 'balance' as const, detail: `balance ${r.balance} but ledger sums to ${r.ledger}` })),
-        ...chain.map((r) => ({ userId: Number(r.user_id), problem: 'chain' as const, detail: `entry ${r.id}: balance_after ${r.balance_after}, running sum ${r.running}` })),
+        ...balances.map((r) => ({ userId: r.userId, problem: 'balance' as const, detail: `balance ${r.balance} but ledger sums to ${r.ledger}` })),
+        ...chains.map((r) => ({ userId: r.userId, problem: 'chain' as const, detail: `entry ${r.entryId}: balance_after ${r.balanceAfter}, running sum ${r.running}` })),
       ];
     },
   };

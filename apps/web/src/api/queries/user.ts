@@ -61,8 +61,14 @@ export const useLoginCode = () =>
 export const useFindPassword = () =>
   useMutation({ mutationFn: (body: z.input<typeof findPasswordBody>) => http.put<null>('/user/password/find', body, { encrypt: true, withToken: false, silent: true }) });
 
-export const useChangePassword = () =>
-  useMutation({ mutationFn: (body: z.input<typeof changePasswordBody>) => http.put<null>('/api/v1/user/password', body, { encrypt: true, silent: true }) });
+/** Changing the password signs the other devices out: the device list is stale afterwards. */
+export const useChangePassword = () => {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: z.input<typeof changePasswordBody>) => http.put<null>('/api/v1/user/password', body, { encrypt: true, silent: true }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: userKeys.sessions() }),
+  });
+};
 
 export const useChangePhone = () => {
   const qc = useQueryClient();

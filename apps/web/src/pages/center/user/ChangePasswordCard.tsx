@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { Alert, App, Button, Card, Form, Input, Typography } from 'antd';
-import { useQueryClient } from '@tanstack/react-query';
-import { sessionsQuery, useChangePassword } from '../../../api/queries/user.ts';
+import { useChangePassword } from '../../../api/queries/user.ts';
 import { getErrorMessage } from '../../../api/errors.ts';
 import { useT } from '../../../locales/i18n.ts';
 import { confirmRules, newPasswordRules } from '../../auth/rules.ts';
@@ -14,7 +13,6 @@ type Outcome = { ok: true } | { ok: false; message: string } | null;
 export function ChangePasswordCard() {
   const { t } = useT();
   const { modal } = App.useApp();
-  const qc = useQueryClient();
   const [form] = Form.useForm<Values>();
   const change = useChangePassword();
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -26,7 +24,6 @@ export function ChangePasswordCard() {
       await change.mutateAsync({ oldPassword: values.oldPassword, newPassword: values.newPassword });
       form.resetFields();
       setOutcome({ ok: true });
-      void qc.invalidateQueries({ queryKey: sessionsQuery().queryKey });
     } catch (err) {
       setOutcome({ ok: false, message: getErrorMessage(err) });
     }
