@@ -4,9 +4,8 @@ import { LockOutlined } from '@ant-design/icons';
 import { useFindPassword } from '../../api/queries/user.ts';
 import { getErrorMessage } from '../../api/errors.ts';
 import { useT } from '../../locales/i18n.ts';
-import { SmsCodeInput } from './SmsCodeInput.tsx';
-import { iconStyle, PhoneField } from './PhoneField.tsx';
-import { CHANGE_AND_BLUR, confirmRules, newPasswordRules, smsCodeRules } from './rules.ts';
+import { iconStyle, PhoneField, SmsCodeField } from './AuthFields.tsx';
+import { confirmRules, newPasswordRules } from './rules.ts';
 
 type Values = { phone: string; code: string; password: string; confirm: string };
 
@@ -47,9 +46,7 @@ export function ForgotPasswordModal({ open, initialPhone, onClose, onDone }: { o
       {error && <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid="forgot-error" />}
       <Form form={form} layout="vertical" requiredMark={false} onFinish={(v) => void submit(v)} initialValues={{ phone: initialPhone }} preserve={false}>
         <PhoneField testId="forgot-phone" withLabel />
-        <Form.Item name="code" label={t('auth.field.code')} rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
-          <SmsCodeInput purpose="reset" testIdPrefix="forgot" size="middle" onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
-        </Form.Item>
+        <SmsCodeField purpose="reset" testIdPrefix="forgot" withLabel size="middle" onError={setError} />
         <Form.Item name="password" label={t('auth.forgot.newPassword')} rules={newPasswordRules()} hasFeedback>
           <Input.Password prefix={<LockOutlined style={iconStyle} />} autoComplete="new-password" placeholder={t('auth.field.newPasswordPlaceholder')} data-testid="forgot-password" />
         </Form.Item>

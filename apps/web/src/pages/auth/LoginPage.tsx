@@ -8,12 +8,10 @@ import { toApiError } from '../../api/errors.ts';
 import { afterLoginPath } from '../../guards.ts';
 import { t as translate, useT } from '../../locales/i18n.ts';
 import { AuthLayout } from './AuthLayout.tsx';
-import { SmsCodeInput } from './SmsCodeInput.tsx';
 import { useCaptchaGate } from './useCaptchaGate.tsx';
-import { iconStyle, PhoneField } from './PhoneField.tsx';
-import { CHANGE_AND_BLUR, loginPasswordRules, smsCodeRules } from './rules.ts';
+import { iconStyle, PhoneField, SmsCodeField, type FormError } from './AuthFields.tsx';
+import { loginPasswordRules } from './rules.ts';
 
-type FormError = { title: string; message: string } | null;
 type PasswordValues = { phone: string; password: string };
 type CodeValues = { phone: string; code: string };
 
@@ -145,9 +143,7 @@ function CodeLoginForm({ phone, onPhoneChange }: { phone: string; onPhoneChange:
     >
       <ErrorAlert error={error} testId="login-code-error" />
       <PhoneField testId="login-code-phone" />
-      <Form.Item name="code" rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
-        <SmsCodeInput purpose="login" testIdPrefix="login" onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
-      </Form.Item>
+      <SmsCodeField purpose="login" testIdPrefix="login" onError={setError} />
       <Form.Item style={{ marginBottom: 12 }}>
         <Button type="primary" htmlType="submit" block loading={login.isPending} data-testid="login-code-submit">
           {t('auth.login.submit')}

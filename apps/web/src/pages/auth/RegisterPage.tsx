@@ -8,9 +8,8 @@ import { afterLoginPath } from '../../guards.ts';
 import { useT } from '../../locales/i18n.ts';
 import { AgreementModal, type AgreementKind } from './AgreementModal.tsx';
 import { AuthLayout } from './AuthLayout.tsx';
-import { SmsCodeInput } from './SmsCodeInput.tsx';
-import { iconStyle, PhoneField } from './PhoneField.tsx';
-import { CHANGE_AND_BLUR, confirmRules, newPasswordRules, smsCodeRules, userNameRules } from './rules.ts';
+import { iconStyle, PhoneField, SmsCodeField } from './AuthFields.tsx';
+import { confirmRules, newPasswordRules, userNameRules } from './rules.ts';
 
 type Values = { phone: string; code: string; password: string; confirm: string; userName?: string; agree: boolean };
 
@@ -67,9 +66,7 @@ export function RegisterPage() {
       <Form form={form} size="large" requiredMark={false} onFinish={(v) => void submit(v)} initialValues={{ agree: false }}>
         {error && <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid="register-error" />}
         <PhoneField testId="register-phone" />
-        <Form.Item name="code" rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
-          <SmsCodeInput purpose="register" testIdPrefix="register" onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
-        </Form.Item>
+        <SmsCodeField purpose="register" testIdPrefix="register" onError={setError} />
         <Form.Item name="password" rules={newPasswordRules()} hasFeedback>
           <Input.Password
             prefix={<LockOutlined style={iconStyle} />}
