@@ -1,0 +1,139 @@
+/**
+ * Security tests of issue #7 items 7 (the job queue), 18 (one scheduler leader; one request-encryption
+ * key across replicas) and 22 (the ledger's hash chain). PostgreSQL ones run in the engines loop,
+ * or are skipped without TEST_DATABASE_URL (CI sets it).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { migrate } from 'drizzle-orm/pglite/migrator';
+import { drizzle } from 'drizzle-orm/pglite';
+import { PGlite } from '@electric-sql/pglite';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { engines } from '../helpers/db.ts';
+import { createUser, signInSeededOperator } from '../helpers/factories.ts';
+import { migrationsFolder, type Db } from '../../src/db/client.ts';
+import * as schema from '../../src/db/schema/index.ts';
+import { createLedgerService } from '../../src/modules/wallet/ledger.service.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+
+const YUAN = 10_000;
+
+describe.each(engines)('#22 the ledger proves itself (%s)', (engine) => {
+  let t: TestApp;
+  let operatorToken: string;
+  beforeAll(async () => {
+    t = await buildTestApp({ engine });
+    operatorToken = (await signInSeededOperator(t)).token;
+  });
+  afterAll(() => t.close());
+
+  /** A user with four credits of ¥1..¥4; returns the entry ids in posting order. */
+  async function userWithEntries() {
+    const { user } = await createUser(t);
+    const ids: number[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const { entry } = await t.container.ledger.post({ tenantId: user.tenantId, userId: user.id, kind: 'recharge', amount: i * YUAN, ref: `sec:${user.id}:${i}` });
+      ids.push(entry.id);
+    }
+    return { user, ids };
+  }
+  const check = async () => {
+    const res = await t.request({ method: 'GET', url: '/api/v1/operate/ledger/check', token: operatorToken });
+    expect(res.statusCode).toBe(200);
+    return res.json<{ data: { ok: boolean; mismatches: { userId: number; problem: string; entryId: number | null; detail: string }[] } }>().data;
+  };
+  const problemsOf = async (userId: number) => (await check()).mismatches.filter((m) => m.userId === userId);
+
+  it('#22 an edited entry (amount, with the balances after it and the wallet fixed up to match) is named', async () => {
+    const { user, ids } = await userWithEntries();
+    expect(await problemsOf(user.id)).toEqual([]);
+    // A careful edit: ¥2 becomes ¥200 and every later balance and the wallet follow, so the sums agree.
+    const delta = 198 * YUAN;
+    await t.container.db.execute(sql`update ledger_entries set amount = amount + ${delta} where id = ${ids[1]}`);
+    await t.container.db.execute(sql`update ledger_entries set balance_after = balance_after + ${delta} where user_id = ${user.id} and id >= ${ids[1]}`);
+    await t.container.db.execute(sql`update wallets set balance = balance + ${delta} where user_id = ${user.id}`);
+    expect(await problemsOf(user.id)).toEqual([expect.objectContaining({ problem: 'chain', entryId: ids[1], detail: expect.stringMatching(/hash/) })]);
+  });
+
+  it('#22 an edited reference or kind is named', async () => {
+    const { user, ids } = await userWithEntries();
+    await t.container.db.execute(sql`update ledger_entries set kind = 'refund', ref = 'forged' where id = ${ids[2]}`);
+    expect(await problemsOf(user.id)).toEqual([expect.objectContaining({ problem: 'chain', entryId: ids[2] })]);
+  });
+
+  it('#22 a deleted entry (balances fixed up to match) is named by the entry after it', async () => {
+    const { user, ids } = await userWithEntries();
+    await t.container.db.execute(sql`delete from ledger_entries where id = ${ids[1]}`);
+    await t.container.db.execute(sql`update ledger_entries set balance_after = balance_after - ${2 * YUAN} where user_id = ${user.id} and id > ${ids[1]}`);
+    await t.container.db.execute(sql`update wallets set balance = balance - ${2 * YUAN} where user_id = ${user.id}`);
+    expect(await problemsOf(user.id)).toEqual([expect.objectContaining({ problem: 'chain', entryId: ids[2] })]);
+  });
+
+  it('#22 deleting the newest entries (balance fixed up) is evident', async () => {
+    const { user, ids } = await userWithEntries();
+    await t.container.db.execute(sql`delete from ledger_entries where id = ${ids[3]}`);
+    await t.container.db.execute(sql`update wallets set balance = balance - ${4 * YUAN} where user_id = ${user.id}`);
+    expect(await problemsOf(user.id)).toEqual([expect.objectContaining({ problem: 'chain', entryId: ids[2] })]);
+  });
+
+  it('#22 an inserted entry (with a plausible hash, balances matching) is named', async () => {
+    const { user } = await userWithEntries();
+    const [inserted] = await t.container.db.execute(sql`
+      insert into ledger_entries (tenant_id, user_id, kind, amount, balance_after, ref, memo, hash)
+      select tenant_id, user_id, 'adjustment', ${50 * YUAN}, balance_after + ${50 * YUAN}, 'gift', '', hash
+      from ledger_entries where user_id = ${user.id} order by id desc limit 1
+      returning id`).then((r) => (r as unknown as { rows: { id: string }[] }).rows);
+    await t.container.db.execute(sql`update wallets set balance = balance + ${50 * YUAN} where user_id = ${user.id}`);
+    expect(await problemsOf(user.id)).toEqual([expect.objectContaining({ problem: 'chain', entryId: Number(inserted!.id) })]);
+    // Posting goes on chaining off the wallet's hash, so the forgery stays evident.
+    await t.container.ledger.post({ tenantId: user.tenantId, userId: user.id, kind: 'recharge', amount: YUAN, ref: `sec:${user.id}:after` });
+    expect(await problemsOf(user.id)).toEqual([expect.objectContaining({ problem: 'chain', entryId: Number(inserted!.id) })]);
+  });
+
+  it('#22 concurrent postings of one user keep a valid chain', async () => {
+    const { user } = await createUser(t);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => t.container.ledger.post({ tenantId: user.tenantId, userId: user.id, kind: 'recharge', amount: YUAN, ref: `sec:conc:${i}` })));
+    expect(await problemsOf(user.id)).toEqual([]);
+  });
+});
+
+describe('#22 the migration backfills the chain of entries written before it', () => {
+  it('#22 entries from before the hash column verify after migrating', async () => {
+    // The migrations up to 0002 (before the chain), then rows as the old code wrote them, then the rest.
+    const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+    const hashAt = journal.entries.findIndex((e) => fs.readFileSync(path.join(migrationsFolder, `${e.tag}.sql`), 'utf8').includes('"last_hash"'));
+    expect(hashAt).toBeGreaterThan(0);
+    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'suanli-mig-'));
+    try {
+      fs.mkdirSync(path.join(before, 'meta'));
+      fs.writeFileSync(path.join(before, 'meta/_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, hashAt) }));
+      for (const e of journal.entries.slice(0, hashAt)) fs.copyFileSync(path.join(migrationsFolder, `${e.tag}.sql`), path.join(before, `${e.tag}.sql`));
+      const client = await PGlite.create();
+      const db = drizzle(client, { schema });
+      await migrate(db, { migrationsFolder: before });
+      await db.execute(sql`insert into tenants (code, title, settings) values ('t', 't', '{}'::jsonb)`);
+      await db.execute(sql`insert into users (tenant_id, phone, user_name, password_hash) select id, '13700000001', 'a', 'x' from tenants`);
+      await db.execute(sql`insert into users (tenant_id, phone, user_name, password_hash) select id, '13700000002', 'b', 'x' from tenants`);
+      await db.execute(sql`insert into wallets (user_id, tenant_id, balance) select id, tenant_id, 35000 from users`);
+      await db.execute(sql`
+        insert into ledger_entries (tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at)
+        select u.tenant_id, u.id, 'recharge', v.amount, v.after, 'old:' || v.n || ':' || u.id, '充值', now() - make_interval(mins => 10 - v.n)
+        from users u cross join (values (1, 10000, 10000), (2, 20000, 30000), (3, 5000, 35000)) v(n, amount, after)`);
+      await migrate(db, { migrationsFolder });
+      const ledger = createLedgerService({ db: db as unknown as Db, clock: systemClock });
+      expect(await ledger.check()).toEqual([]);
+      // and new postings chain off the backfilled hash
+      const [u] = (await db.execute(sql`select id, tenant_id from users order by id limit 1`)).rows as { id: number; tenant_id: number }[];
+      await ledger.post({ tenantId: Number(u!.tenant_id), userId: Number(u!.id), kind: 'recharge', amount: 1, ref: 'new' });
+      expect(await ledger.check()).toEqual([]);
+      await db.execute(sql`update ledger_entries set ref = 'x' where ref = ${`old:2:${u!.id}`}`);
+      expect((await ledger.check()).map((m) => m.problem)).toEqual(['chain']);
+      await client.close();
+    } finally {
+      fs.rmSync(before, { recursive: true, force: true });
+    }
+  });
+});
