@@ -4,6 +4,8 @@
  * or are skipped without TEST_DATABASE_URL (CI sets it).
  */
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +22,87 @@ import { createLedgerService } from '../../src/modules/wallet/ledger.service.ts'
 import { systemClock } from '../../src/lib/clock.ts';
 
 const YUAN = 10_000;
+const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** A real HTTP server on 127.0.0.1 that accepts requests and never answers them. */
+async function blackHole() {
+  const pending: http.ServerResponse[] = [];
+  const server = http.createServer((_req, res) => void pending.push(res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`,
+    /** Requests received and still unanswered (their client hasn't given up). */
+    waiting: () => pending.filter((r) => !r.req.destroyed).length,
+    async close() {
+      for (const r of pending) r.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe.each(engines)('#7 the job queue (%s)', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ engine });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => t.close());
+
+  const balance = async (token: string) => (await t.request({ method: 'GET', url: '/api/v1/account/balance', token })).json<{ data: { balance: number } }>().data.balance;
+  /** A pending sandbox payment, paid at the sandbox; its signed notification goes to `notifyUrl`. */
+  const paidAtSandbox = async (token: string, notifyUrl: string) => {
+    const res = await t.request({ method: 'POST', url: '/api/v1/payments', token, payload: { amount: 10 * YUAN, method: 'sandbox' } });
+    expect(res.statusCode).toBe(200);
+    const { id } = res.json<{ data: { id: string } }>().data;
+    await t.container.sandboxGateway.settle({ outTradeNo: id.replaceAll('-', ''), amount: 10 * YUAN, notifyUrl }, 'paid');
+  };
+
+  it('#7 four notification targets that never answer don’t hold back an honest credit', async () => {
+    const holes = await Promise.all(Array.from({ length: 4 }, () => blackHole()));
+    try {
+      const victims = await Promise.all(holes.map(() => createUser(t)));
+      for (const [i, hole] of holes.entries()) await paidAtSandbox(victims[i]!.token, hole.url);
+      // Queued after the four, so a queue running one job at a time reaches it only when they time out.
+      const { token } = await createUser(t);
+      const port = (t.app.server.address() as AddressInfo).port;
+      await paidAtSandbox(token, `http://127.0.0.1:${port}/api/v1/payments/notify/sandbox`);
+
+      const loop = t.container.jobs.start(quiet, 50);
+      try {
+        const deadline = Date.now() + 20_000;
+        while ((await balance(token)) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+        expect(await balance(token)).toBe(10 * YUAN);
+        // Credited while all four requests were still hanging: it didn't wait for any of them.
+        expect(holes.map((h) => h.waiting())).toEqual([1, 1, 1, 1]);
+      } finally {
+        await loop.stop(0);
+      }
+    } finally {
+      await Promise.all(holes.map((h) => h.close()));
+      // Their retries are no business of the next test.
+      await t.container.db.execute(sql`update jobs set status = 'failed' where status <> 'done'`);
+    }
+  }, 60_000);
+
+  it('#7 a target that never answers is given up after the outbound timeout, and retried later', async () => {
+    const hole = await blackHole();
+    try {
+      const { token } = await createUser(t);
+      await paidAtSandbox(token, hole.url);
+      expect(await t.container.jobs.runDue()).toBe(1);
+      // The job's deadline (5 s, not the old 10 s) aborted the request: the connection is gone.
+      for (let i = 0; i < 100 && hole.waiting() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(hole.waiting()).toBe(0);
+      const rows = await t.container.db.execute(sql`select status, attempts, last_error from jobs where payload->>'notify_url' = ${hole.url}`);
+      expect((rows as unknown as { rows: { status: string; attempts: number; last_error: string }[] }).rows).toEqual([
+        expect.objectContaining({ status: 'queued', attempts: 1, last_error: expect.stringMatching(/timed out after 5000 ms/) }),
+      ]);
+    } finally {
+      await hole.close();
+    }
+  }, 30_000);
+});
 
 describe.each(engines)('#22 the ledger proves itself (%s)', (engine) => {
   let t: TestApp;
