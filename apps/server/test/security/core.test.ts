@@ -16,7 +16,19 @@ import { PGlite } from '@electric-sql/pglite';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { engines } from '../helpers/db.ts';
 import { createUser, signInSeededOperator } from '../helpers/factories.ts';
-import { migrationsFolder, type Db } from '../../src/db/client.ts';
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { migrationsFolder, openPostgres, type Database, type Db } from '../../src/db/client.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createContainer, type Container } from '../../src/container.ts';
+import { buildApp } from '../../src/app.ts';
+import { seedDemo } from '../../src/db/seed.ts';
+import { users, wallets } from '../../src/db/schema/user.ts';
+import { hashPassword } from '../../src/lib/password.ts';
+import { createScheduler } from '../../src/jobs/schedule.ts';
+import { advisoryLockLeadership, singleProcessLeadership } from '../../src/jobs/leader.ts';
+import { createFakeSms } from '../fakes/sms.ts';
+import { encryptLikeClient, decryptLikeClient } from '../helpers/app.ts';
 import * as schema from '../../src/db/schema/index.ts';
 import { createLedgerService } from '../../src/modules/wallet/ledger.service.ts';
 import { systemClock } from '../../src/lib/clock.ts';
@@ -219,4 +231,140 @@ describe('#22 the migration backfills the chain of entries written before it', (
       fs.rmSync(before, { recursive: true, force: true });
     }
   });
+});
+
+const PG_URL = process.env.TEST_DATABASE_URL;
+
+/** A fresh PostgreSQL database opened by `n` separate pools, as `n` replicas would. */
+async function replicasOnOneDatabase(n: number): Promise<{ databases: Database[]; drop(): Promise<void> }> {
+  if (!PG_URL) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `suanli_t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  const databases: Database[] = [];
+  for (let i = 0; i < n; i++) databases.push(await openPostgres(url.toString(), { max: 10 }));
+  return {
+    databases,
+    async drop() {
+      await Promise.all(databases.map((d) => d.close().catch(() => undefined)));
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+describe.skipIf(!PG_URL)('#18 one scheduler leader among replicas (postgres)', () => {
+  it('#18 two schedulers on one database: exactly one runs each tick; when the leader stops, the other takes over', async () => {
+    const { databases, drop } = await replicasOnOneDatabase(2);
+    try {
+      const runs = [0, 0];
+      const leaderships = databases.map((d) => advisoryLockLeadership({ session: d.session! }));
+      const schedulers = databases.map((_d, i) =>
+        createScheduler({
+          leadership: leaderships[i]!,
+          tasks: [{ name: 'reconcile', everyMs: 0, run: async () => void runs[i]!++ }],
+          log: quiet,
+        }),
+      );
+      for (let round = 0; round < 10; round++) {
+        const ran = await Promise.all(schedulers.map((s) => s.tick()));
+        expect(ran.filter((r) => r.length > 0)).toHaveLength(1);
+      }
+      const leader = runs[0]! > 0 ? 0 : 1;
+      const other = 1 - leader;
+      expect(runs).toEqual(leader === 0 ? [10, 0] : [0, 10]);
+
+      // The leader stops (started, then stopped like on SIGTERM): the other runs from its next tick on.
+      await schedulers[leader]!.start().stop();
+      for (let round = 0; round < 3; round++) {
+        const ran = await Promise.all([schedulers[other]!.tick()]);
+        expect(ran[0]).toEqual(['reconcile']);
+      }
+      expect(runs[other]).toBe(3);
+      await leaderships[other]!.release();
+    } finally {
+      await drop();
+    }
+  }, 60_000);
+
+  it('#18 a leader whose session dies stops leading, and the other replica takes over', async () => {
+    const { databases, drop } = await replicasOnOneDatabase(2);
+    try {
+      const leaderships = databases.map((d) => advisoryLockLeadership({ session: d.session! }));
+      expect(await leaderships[0]!.check()).toBe(true);
+      expect(await leaderships[1]!.check()).toBe(false);
+      // The leader's connection is cut (failover, network): PostgreSQL ends its session and lock.
+      await databases[1]!.db.execute(sql`select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and objid = 726551002 and granted`);
+      expect(await leaderships[0]!.check()).toBe(false);
+      expect(await leaderships[1]!.check()).toBe(true);
+      expect(await leaderships[0]!.check()).toBe(false);
+      await Promise.all(leaderships.map((l) => l.release()));
+    } finally {
+      await drop();
+    }
+  }, 60_000);
+});
+
+describe('#18 on PGlite the single process leads', () => {
+  it('#18 runs every tick', async () => {
+    let runs = 0;
+    const s = createScheduler({ leadership: singleProcessLeadership(), tasks: [{ name: 'x', everyMs: 0, run: async () => void runs++ }], log: quiet });
+    await s.tick();
+    await s.tick();
+    expect(runs).toBe(2);
+  });
+});
+
+describe.skipIf(!PG_URL)('#18 replicas agree on the request-encryption key (postgres)', () => {
+  const env = { CAPTCHA: 'off', RATE_LIMIT: 'off', DATA_DIR: '/nonexistent-test-data', LOG_LEVEL: 'silent' };
+  const containerOn = (database: Database, extra: Record<string, string> = {}) => createContainer(loadConfig({ ...env, ...extra }), { database, sms: createFakeSms() });
+
+  it('#18 a sign-in encrypted with one replica’s public key succeeds on the other', async () => {
+    const { databases, drop } = await replicasOnOneDatabase(2);
+    const containers: Container[] = [];
+    try {
+      for (const d of databases) containers.push(await containerOn(d));
+      await seedDemo(containers[0]!.db, () => {});
+      const [a, b] = await Promise.all(containers.map((c) => buildApp(c)));
+      const tenant = await containers[0]!.tenants.resolve('localhost');
+      const [user] = await containers[0]!.db.insert(users).values({ tenantId: tenant.id, phone: '13755550001', userName: 'r', passwordHash: await hashPassword('Right2026pw') }).returning();
+      await containers[0]!.db.insert(wallets).values({ userId: user!.id, tenantId: tenant.id });
+
+      const publicKey = (await a!.inject({ method: 'GET', url: '/api/v1/crypto/public-key', headers: { host: 'localhost' } })).json<{ data: { publicKey: string } }>().data.publicKey;
+      const enc = encryptLikeClient(JSON.stringify({ phone: '13755550001', password: 'Right2026pw' }), publicKey);
+      const res = await b!.inject({ method: 'POST', url: '/user/login/password', payload: enc.body, headers: { host: 'localhost', 'content-type': 'text/plain;charset=utf-8', 'encrypt-key': enc.header } });
+      const answer = res.headers['encrypt-key'] ? JSON.parse(decryptLikeClient(res.body, enc.aesKey)) : res.json();
+      expect(answer).toMatchObject({ code: 200, data: { token: expect.any(String) } });
+      await Promise.all([a!.close(), b!.close()]);
+    } finally {
+      await drop();
+    }
+  }, 60_000);
+
+  it('#18 a replica configured with another key refuses to start, naming the fix; a sealed key needs the secret', async () => {
+    const { databases, drop } = await replicasOnOneDatabase(1);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'suanli-key-'));
+    try {
+      const db = databases[0]!;
+      await containerOn(db, { KEY_ENCRYPTION_SECRET: 'a-long-operator-secret' });
+      // the private key is not stored readable
+      const stored = ((await db.db.execute(sql`select private_key, private_key_format from server_keys`)) as unknown as { rows: { private_key: string; private_key_format: string }[] }).rows[0]!;
+      expect(stored.private_key_format).toBe('aes-256-gcm');
+      expect(stored.private_key).not.toMatch(/PRIVATE KEY/);
+
+      const other = path.join(dir, 'other.pem');
+      fs.writeFileSync(other, crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+      await expect(containerOn(db, { RSA_PRIVATE_KEY_FILE: other, KEY_ENCRYPTION_SECRET: 'a-long-operator-secret' })).rejects.toThrow(/RSA_PRIVATE_KEY_FILE .*other replicas.*DELETE FROM server_keys/s);
+      await expect(containerOn(db)).rejects.toThrow(/set KEY_ENCRYPTION_SECRET/);
+      await expect(containerOn(db, { KEY_ENCRYPTION_SECRET: 'not-the-right-secret' })).rejects.toThrow(/KEY_ENCRYPTION_SECRET does not open/);
+      const same = await containerOn(db, { KEY_ENCRYPTION_SECRET: 'a-long-operator-secret' });
+      expect(same.rsaKeys.source).toBe('database');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await drop();
+    }
+  }, 60_000);
 });
