@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Db, type DbOrTx } from '../db/client.ts';
 import { jobs } from '../db/schema/job.ts';
@@ -78,6 +79,7 @@ export function createJobQueue(deps: {
   let inflightTotal = 0;
   /** Aborts every running attempt when the queue is stopped and the grace period is over. */
   const stopping = new AbortController();
+  setMaxListeners(0, stopping.signal); // one listener per running attempt, by design
 
   /** Claims as many due jobs as there are free slots, per kind and in all, in one statement. */
   async function claim(): Promise<Claimed[]> {

@@ -188,10 +188,13 @@ describe.each(engines)('#22 the ledger proves itself (%s)', (engine) => {
     expect(await problemsOf(user.id)).toEqual([expect.objectContaining({ problem: 'chain', entryId: Number(inserted!.id) })]);
   });
 
-  it('#22 concurrent postings of one user keep a valid chain', async () => {
+  it('#22 concurrent postings of one user keep a valid chain, in which a moved time is named', async () => {
     const { user } = await createUser(t);
     await Promise.all(Array.from({ length: 50 }, (_, i) => t.container.ledger.post({ tenantId: user.tenantId, userId: user.id, kind: 'recharge', amount: YUAN, ref: `sec:conc:${i}` })));
     expect(await problemsOf(user.id)).toEqual([]);
+    const [victim] = ((await t.container.db.execute(sql`select id from ledger_entries where user_id = ${user.id} order by id offset 25 limit 1`)) as unknown as { rows: { id: string }[] }).rows;
+    await t.container.db.execute(sql`update ledger_entries set created_at = created_at - interval '1 microsecond' where id = ${victim!.id}`);
+    expect(await problemsOf(user.id)).toEqual([expect.objectContaining({ problem: 'chain', entryId: Number(victim!.id) })]);
   });
 });
 
