@@ -116,6 +116,33 @@ export function createJobQueue(deps: {
     return rows.map((r) => ({ id: Number(r.id), kind: r.kind, payload: r.payload, attempts: Number(r.attempts) }));
   }
 
+  // Jobs finishing together are recorded done in one statement (one round trip for a burst).
+  let finished: { id: number; attempts: number; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  function markDone(job: Claimed): Promise<void> {
+    return new Promise((resolve, reject) => {
+      finished.push({ id: job.id, attempts: job.attempts, resolve, reject });
+      if (finished.length === 1) setImmediate(() => void flushDone());
+    });
+  }
+  async function flushDone() {
+    const batch = finished;
+    finished = [];
+    try {
+      const rows = sql.join(
+        batch.map((f) => sql`(${f.id}::bigint, ${f.attempts}::int)`),
+        sql`, `,
+      );
+      // Guarded by the attempt: if one was presumed dead and claimed again, the newer attempt owns the row.
+      await db.execute(sql`
+        update ${jobs} set status = 'done', finished_at = now(), last_error = null
+        from (values ${rows}) as f(id, attempts)
+        where ${jobs}.id = f.id and ${jobs}.attempts = f.attempts and ${jobs}.status = 'running'`);
+      for (const f of batch) f.resolve();
+    } catch (err) {
+      for (const f of batch) f.reject(err);
+    }
+  }
+
   async function runJob(job: Claimed, log?: Logger): Promise<void> {
     const { timeoutMs, retry } = optionsOf(job.kind);
     const attempt = new AbortController();
@@ -128,8 +155,7 @@ export function createJobQueue(deps: {
       // A handler that ignores the signal is abandoned at the deadline all the same: its slot is freed.
       const aborted = new Promise<never>((_, reject) => attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason as Error), { once: true }));
       await Promise.race([handler(job.payload, { signal: attempt.signal, attempt: job.attempts }), aborted]);
-      // Guarded by the attempt: if this one was presumed dead and claimed again, the newer attempt owns the row.
-      await db.execute(sql`update ${jobs} set status = 'done', finished_at = now(), last_error = null where id = ${job.id} and status = 'running' and attempts = ${job.attempts}`);
+      await markDone(job);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const final = job.attempts >= retry.maxAttempts;
