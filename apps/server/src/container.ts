@@ -25,7 +25,10 @@ import { createSandboxTradeStore } from './modules/payment/payment.repository.ts
 import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from './modules/payment/payment.service.ts';
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
 
-/** Outbound calls of background work (sandbox notifications, gateway queries) give up after this long. */
+/**
+ * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
+ * gateway calls (reconciliation queries; alipay-sdk's own default is the same 5 s).
+ */
 const OUTBOUND_TIMEOUT_MS = 5_000;
 
 export type ContainerOverrides = {
@@ -79,7 +82,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const paymentGateways = createGatewayDirectory({
     sandbox: sandboxGateway,
-    alipay: (s) => createAlipayGateway({ appId: s.appId, privateKeyPem: s.privateKeyPem, alipayPublicKeyPem: s.alipayPublicKeyPem, sellerId: s.sellerId, gatewayUrl: s.gatewayUrl, mode: s.mode, clock, fetch: overrides.fetch }),
+    alipay: (s) => createAlipayGateway({ appId: s.appId, privateKeyPem: s.privateKeyPem, alipayPublicKeyPem: s.alipayPublicKeyPem, sellerId: s.sellerId, gatewayUrl: s.gatewayUrl, mode: s.mode, clock, fetch: overrides.fetch, timeoutMs: OUTBOUND_TIMEOUT_MS }),
     wechat: (s) =>
       createWechatGateway({
         mchId: s.mchId,
@@ -92,6 +95,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         baseUrl: s.baseUrl,
         clock,
         fetch: overrides.fetch,
+        timeoutMs: OUTBOUND_TIMEOUT_MS,
       }),
   }, { sandboxAllowed: config.sandboxPayments });
   const payments = createPaymentService({ db, clock, ledger, gateways: paymentGateways, onBalanceChanged: (userId) => accounts.forgetBalance(userId) });

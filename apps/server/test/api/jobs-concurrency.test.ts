@@ -53,6 +53,21 @@ describe.each(engines)('job queue concurrency on %s', (engine) => {
     expect(peak).toBe(3);
   });
 
+  it('an enqueue in this process wakes the loop: the job doesn’t wait for the next poll', async () => {
+    await clear();
+    let ran = false;
+    const queue = createJobQueue({ db: database.db, clock: systemClock, handlers: { ping: async () => void (ran = true) } });
+    const loop = queue.start(quiet, 3_600_000); // an hour between polls
+    try {
+      await sleep(100); // the first look found nothing
+      await database.db.transaction(async (tx) => enqueueJob(tx, 'ping', {}));
+      for (let i = 0; i < 250 && !ran; i++) await sleep(20);
+      expect(ran).toBe(true);
+    } finally {
+      await loop.stop();
+    }
+  });
+
   it('abandons an attempt at its kind’s timeout, even if the handler ignores the signal', async () => {
     await clear();
     let aborted = false;
