@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import { chromium } from 'playwright-core';
 import { benchLedger } from './ledger.ts';
 import { benchNotify } from './notify.ts';
+import { benchJobs } from './jobs.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -80,9 +81,15 @@ async function loginBundleBytes() {
   }
 }
 
-console.log(`[bench] machine: ${machine}`);
+console.log(`[bench] machine: ${machine}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+// BENCH_ONLY=ledger / jobs: only that figure (each needs PostgreSQL, see ledger.ts).
+if (process.env.BENCH_ONLY === 'ledger' || process.env.BENCH_ONLY === 'jobs') {
+  for (const line of process.env.BENCH_ONLY === 'ledger' ? await benchLedger(DURATION) : await benchJobs()) console.log(line);
+  process.exit(0);
+}
 if (process.env.BENCH_ONLY !== 'login') await userDetailRatio();
 await loginBundleBytes();
 if (process.env.BENCH_ONLY === 'login') process.exit(0);
 for (const line of await benchLedger(DURATION)) console.log(line);
 for (const line of await benchNotify()) console.log(line);
+for (const line of await benchJobs()) console.log(line);

@@ -23,6 +23,10 @@ const schema = z.object({
   DEFAULT_TENANT: z.string().optional(),
   SEED: onOff.default('on'),
   RSA_PRIVATE_KEY_FILE: z.string().optional(),
+  /** Seals private keys stored in the database (server_keys); without it they are stored as plain PEM. */
+  KEY_ENCRYPTION_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Background jobs of all kinds run at once by this process (each kind also has its own limit). */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   WEB_DIST: z.string().optional(),
   TRUST_PROXY: onOff.default('off'),
   RATE_LIMIT: onOff.default('on'),

@@ -5,13 +5,16 @@ import type { SmsSender } from './adapters/sms/port.ts';
 import { createConsoleSms, type InboxEntry } from './adapters/sms/console.ts';
 import { createAliyunSms } from './adapters/sms/aliyun.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
-import { loadRsaKeys, type RsaKeys } from './lib/rsa-keys.ts';
+import { loadSharedRsaKeys, type RsaKeys } from './lib/rsa-keys.ts';
+import { createServerKeyRepository } from './modules/server-key/server-key.repository.ts';
 import { createTenantRepository } from './modules/tenant/tenant.repository.ts';
 import { createTenantService } from './modules/tenant/tenant.service.ts';
 import { createAccountService } from './modules/user/account.service.ts';
 import { createCaptchaService } from './modules/captcha/captcha.service.ts';
 import { createQuestionService } from './modules/question/question.service.ts';
-import { createJobQueue, type JobHandler } from './jobs/queue.ts';
+import { createJobQueue, type JobHandler, type JobKindOptions } from './jobs/queue.ts';
+import { createScheduler, type ScheduledTask } from './jobs/schedule.ts';
+import { advisoryLockLeadership, singleProcessLeadership } from './jobs/leader.ts';
 import { createLedgerService } from './modules/wallet/ledger.service.ts';
 import { createDatahubService, DATAHUB_ACTIVATE_JOB } from './modules/datahub/datahub.service.ts';
 import { createSandboxGateway, loadSandboxKeys, SANDBOX_NOTIFY_JOB, type SandboxKeys } from './adapters/payments/sandbox.ts';
@@ -21,6 +24,12 @@ import { createGatewayDirectory } from './modules/payment/gateways.ts';
 import { createSandboxTradeStore } from './modules/payment/payment.repository.ts';
 import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from './modules/payment/payment.service.ts';
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
+
+/**
+ * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
+ * gateway calls (reconciliation queries; alipay-sdk's own default is the same 5 s).
+ */
+const OUTBOUND_TIMEOUT_MS = 5_000;
 
 export type ContainerOverrides = {
   database?: Database;
@@ -56,8 +65,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const ledger = createLedgerService({ db, clock, onBalanceChanged: (userId) => accounts.forgetBalance(userId) });
 
   const datahub = createDatahubService({ db, clock, filesRoot: path.join(config.dataDir, 'files') });
-  // SPEC §5 request encryption: RSA_PRIVATE_KEY_FILE, else $DATA_DIR/keys, else in memory.
-  const rsaKeys = overrides.rsaKeys ?? (await loadRsaKeys({ file: config.RSA_PRIVATE_KEY_FILE, dataDir: config.dataDir }));
+  // SPEC §5 request encryption: one key pair for every replica on the database (RSA_PRIVATE_KEY_FILE,
+  // else the pair recorded in server_keys by the first replica); a replica with another key refuses to start.
+  const rsaKeys =
+    overrides.rsaKeys ??
+    (await loadSharedRsaKeys({ file: config.RSA_PRIVATE_KEY_FILE, dataDir: config.dataDir, store: createServerKeyRepository(db), secret: config.KEY_ENCRYPTION_SECRET }));
 
   // Payments: one sandbox per installation (its own key pair, $DATA_DIR/keys/sandbox-gateway.pem
   // or in memory), Alipay and WeChat built per tenant from tenants.payment_settings.
@@ -66,10 +78,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     trades: createSandboxTradeStore(db, clock),
     clock,
     fetch: overrides.fetch,
+    timeoutMs: OUTBOUND_TIMEOUT_MS,
   });
   const paymentGateways = createGatewayDirectory({
     sandbox: sandboxGateway,
-    alipay: (s) => createAlipayGateway({ appId: s.appId, privateKeyPem: s.privateKeyPem, alipayPublicKeyPem: s.alipayPublicKeyPem, sellerId: s.sellerId, gatewayUrl: s.gatewayUrl, mode: s.mode, clock, fetch: overrides.fetch }),
+    alipay: (s) => createAlipayGateway({ appId: s.appId, privateKeyPem: s.privateKeyPem, alipayPublicKeyPem: s.alipayPublicKeyPem, sellerId: s.sellerId, gatewayUrl: s.gatewayUrl, mode: s.mode, clock, fetch: overrides.fetch, timeoutMs: OUTBOUND_TIMEOUT_MS }),
     wechat: (s) =>
       createWechatGateway({
         mchId: s.mchId,
@@ -82,6 +95,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         baseUrl: s.baseUrl,
         clock,
         fetch: overrides.fetch,
+        timeoutMs: OUTBOUND_TIMEOUT_MS,
       }),
   }, { sandboxAllowed: config.sandboxPayments });
   const payments = createPaymentService({ db, clock, ledger, gateways: paymentGateways, onBalanceChanged: (userId) => accounts.forgetBalance(userId) });
@@ -92,13 +106,20 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     [SANDBOX_NOTIFY_JOB]: sandboxGateway.deliver,
     [PAYMENT_RECONCILE_JOB]: payments.runReconcileJob,
   };
-  const jobs = createJobQueue({
-    db,
-    clock,
-    handlers: jobHandlers,
+  // Per kind: how many at once in this process, and how long one attempt may take. Outbound calls
+  // get the attempt's signal, so a target that never answers holds one slot for timeoutMs, no more.
+  const jobKinds: Record<string, JobKindOptions> = {
     // Like a real gateway, the sandbox keeps notifying for about a day: 2 s, 4 s, … then every 2 h.
-    retry: { [SANDBOX_NOTIFY_JOB]: { maxAttempts: 20, maxBackoffSeconds: 2 * 3600 } },
-  });
+    [SANDBOX_NOTIFY_JOB]: { concurrency: 32, timeoutMs: OUTBOUND_TIMEOUT_MS, retry: { maxAttempts: 20, maxBackoffSeconds: 2 * 3600 } },
+    // One run at a time: it walks the open payments (each gateway query has its own timeout).
+    [PAYMENT_RECONCILE_JOB]: { concurrency: 1, timeoutMs: 10 * 60_000 },
+    [DATAHUB_ACTIVATE_JOB]: { concurrency: 8, timeoutMs: 60_000 },
+  };
+  const jobs = createJobQueue({ db, clock, handlers: jobHandlers, kinds: jobKinds, concurrency: config.JOB_CONCURRENCY });
+
+  // Every timer of the server (jobs/schedule.ts), run by one leader among the replicas. Reconciliation
+  // runs as a job (any replica takes it, with the queue's retries); its task only enqueues one unless one waits.
+  const scheduledTasks: ScheduledTask[] = [{ name: 'payment.reconcile', everyMs: RECONCILE_EVERY_MS, run: () => payments.scheduleReconcile() }];
 
   return {
     config,
@@ -118,16 +139,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     sandboxGateway,
     sandboxCashier,
     jobs,
-    startJobs: (log: Parameters<typeof jobs.start>[0]) => {
+    scheduledTasks,
+    /** Starts the job loop and the scheduler (leader: a PostgreSQL advisory lock; on PGlite this process). */
+    startJobs: (log: Parameters<typeof jobs.start>[0] & { warn: (o: object, m?: string) => void }) => {
       const loop = jobs.start(log);
-      // Reconciliation runs as a job (so one replica takes each run, with the queue's retries);
-      // this timer only schedules one every minute unless one is already waiting.
-      const schedule = () => void payments.scheduleReconcile().catch((err: unknown) => log.error({ err }, 'scheduling payment reconciliation failed'));
-      schedule();
-      const timer = setInterval(schedule, RECONCILE_EVERY_MS);
+      const leadership = database.session ? advisoryLockLeadership({ session: database.session, log }) : singleProcessLeadership();
+      const scheduler = createScheduler({ leadership, tasks: scheduledTasks, log }).start();
       return {
         async stop() {
-          clearInterval(timer);
+          await scheduler.stop();
           await loop.stop();
         },
       };

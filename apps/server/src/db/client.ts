@@ -22,6 +22,11 @@ export type DbOrTx = Db | Tx;
 export type Database = {
   db: Db;
   engine: 'pglite' | 'postgres';
+  /**
+   * PostgreSQL only: a dedicated connection out of the pool, for session state such as the
+   * scheduler's advisory lock (jobs/leader.ts). Release it with `release(err)` to discard it.
+   */
+  session?: () => Promise<pg.PoolClient>;
   close(): Promise<void>;
 };
 
@@ -44,7 +49,7 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     client.release();
   }
-  return { db, engine: 'postgres', close: () => pool.end() };
+  return { db, engine: 'postgres', session: () => pool.connect(), close: () => pool.end() };
 }
 
 /**

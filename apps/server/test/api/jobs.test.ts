@@ -25,7 +25,7 @@ describe('the persisted job queue', () => {
           throw new Error('gateway down');
         },
       },
-      retry: { flaky: { maxAttempts: 4, maxBackoffSeconds: 5 } },
+      kinds: { flaky: { retry: { maxAttempts: 4, maxBackoffSeconds: 5 } } },
     });
     await enqueueJob(database.db, 'flaky', { n: 1 }, clock());
     expect(await queue.runDue()).toBe(1);

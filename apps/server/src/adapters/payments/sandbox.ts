@@ -74,8 +74,11 @@ export type SandboxGateway = PaymentGateway & {
   settle(order: { outTradeNo: string; amount: number; notifyUrl: string }, status: SandboxTrade['status']): Promise<SandboxTrade>;
   /** Signs a notification body the way deliveries are signed. */
   sign(notification: SandboxNotification): { body: string; signature: string };
-  /** Job handler of SANDBOX_NOTIFY_JOB: one delivery attempt; throws unless acknowledged, so the queue retries with back-off. */
-  deliver(payload: Record<string, unknown>): Promise<void>;
+  /**
+   * Job handler of SANDBOX_NOTIFY_JOB: one delivery attempt; throws unless acknowledged, so the queue
+   * retries with back-off. `ctx.signal` (the job's deadline) aborts the request as well as `timeoutMs`.
+   */
+  deliver(payload: Record<string, unknown>, ctx?: { signal?: AbortSignal }): Promise<void>;
 };
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -193,7 +196,7 @@ export function createSandboxGateway(deps: { keys: SandboxKeys; trades: SandboxT
 
     sign,
 
-    async deliver(payload) {
+    async deliver(payload, ctx) {
       const trade = parseSandboxTrade(payload);
       if (!trade) throw new Error(`${SANDBOX_NOTIFY_JOB}: bad payload ${JSON.stringify(payload)}`);
       const { body, signature } = sign({
@@ -211,7 +214,7 @@ export function createSandboxGateway(deps: { keys: SandboxKeys; trades: SandboxT
           method: 'POST',
           headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signature },
           body,
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: ctx?.signal ? AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
         });
         text = await res.text();
       } catch (err) {

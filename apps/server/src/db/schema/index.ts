@@ -7,3 +7,4 @@ export * from './question.ts';
 export * from './job.ts';
 export * from './idempotency.ts';
 export * from './wallet.ts';
+export * from './server-key.ts';

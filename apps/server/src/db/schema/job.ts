@@ -15,5 +15,5 @@ export const jobs = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },
-  (t) => [index('jobs_due').on(t.status, t.runAt)],
+  (t) => [index('jobs_due').on(t.status, t.runAt), index('jobs_claim').on(t.kind, t.status, t.runAt)],
 );

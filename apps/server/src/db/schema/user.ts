@@ -29,6 +29,8 @@ export const wallets = pgTable('wallets', {
     .references(() => users.id),
   tenantId: integer('tenant_id').notNull(),
   balance: bigint('balance', { mode: 'number' }).notNull().default(0),
+  /** Hash of the user's last ledger entry (null before the first): the next posting chains off it in the same statement. */
+  lastHash: text('last_hash'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

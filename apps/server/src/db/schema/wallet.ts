@@ -25,6 +25,12 @@ export const ledgerEntries = pgTable(
     ref: text('ref').notNull(),
     memo: text('memo').notNull().default(''),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Hex SHA-256 chained over the same user's previous entry: hash(previous hash, kind, amount,
+     * ref, balance_after, created_at), computed in SQL by the posting statement (ledger.repository.ts
+     * `entryHash`). An edited, deleted or inserted row breaks the chain; `ledger:check` names it.
+     */
+    hash: text('hash').notNull(),
   },
   (t) => [uniqueIndex('ledger_user_kind_ref').on(t.userId, t.kind, t.ref), index('ledger_user_time').on(t.userId, t.createdAt)],
 );

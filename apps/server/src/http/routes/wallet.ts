@@ -6,7 +6,7 @@ import { ok } from '../envelope.ts';
 import { authOf } from '../plugins/auth.ts';
 import type { LedgerService } from '../../modules/wallet/ledger.service.ts';
 
-const mismatch = z.object({ userId: z.number().int(), problem: z.enum(['balance', 'chain']), detail: z.string() });
+const mismatch = z.object({ userId: z.number().int(), problem: z.enum(['balance', 'chain']), entryId: z.number().int().nullable(), detail: z.string() });
 
 export function walletRoutes(app: App, ledger: LedgerService) {
   const tags = ['账户'];
@@ -22,7 +22,7 @@ export function walletRoutes(app: App, ledger: LedgerService) {
 
   app.get(
     '/api/v1/operate/ledger/check',
-    { onRequest: app.requireOperator, schema: { tags: ['运营'], summary: '账本核对：每个用户的流水之和等于余额、余额链无断档', security: [{ bearer: [] }], response: { 200: okEnvelope(z.object({ ok: z.boolean(), mismatches: z.array(mismatch) })) } } },
+    { onRequest: app.requireOperator, schema: { tags: ['运营'], summary: '账本核对：每个用户的流水之和等于余额、哈希链与余额链无断档（指出第一条断开的流水）', security: [{ bearer: [] }], response: { 200: okEnvelope(z.object({ ok: z.boolean(), mismatches: z.array(mismatch) })) } } },
     async (req) => {
       const mismatches = await ledger.check(req.tenant.id);
       return ok({ ok: mismatches.length === 0, mismatches });

@@ -6,6 +6,16 @@ import { wallets } from '../../db/schema/user.ts';
 export type LedgerRow = typeof ledgerEntries.$inferSelect;
 export type LedgerFilter = { startTime?: Date; endTime?: Date; kind?: LedgerKind; direction?: 'income' | 'expense' };
 
+/**
+ * The link of the hash chain, as SQL over SQL expressions: hex SHA-256 of the previous entry's hash
+ * ('' for the first) followed by the entry as a JSON array [kind, amount, ref, balance_after,
+ * created_at in epoch microseconds]. Used by the posting statement, the check, and (copied) by the
+ * backfill in migration 0003; all three must stay equal.
+ */
+function entryHash(prev: SQL, kind: SQL, amount: SQL, ref: SQL, balanceAfter: SQL, createdAt: SQL): SQL {
+  return sql`encode(sha256(convert_to(${prev} || jsonb_build_array(${kind}, ${amount}, ${ref}, ${balanceAfter}, (extract(epoch from ${createdAt}) * 1000000)::bigint)::text, 'UTF8')), 'hex')`;
+}
+
 export function createLedgerRepository(db: DbOrTx) {
   const where = (userId: number, f: LedgerFilter): SQL | undefined =>
     and(
@@ -24,16 +34,20 @@ export function createLedgerRepository(db: DbOrTx) {
      * a second posting of the same (user, kind, ref) fails on the unique index as a whole.
      */
     async postAtomically(p: { tenantId: number; userId: number; kind: LedgerKind; amount: number; ref: string; memo: string; allowNegative: boolean; at: Date }): Promise<LedgerRow | undefined> {
-      const rows = await queryRows<{ id: string; tenant_id: number; user_id: string; kind: LedgerKind; amount: string; balance_after: string; ref: string; memo: string; created_at: string | Date }>(
+      const at = sql`${p.at.toISOString()}::timestamptz`;
+      const rows = await queryRows<{ id: string; tenant_id: number; user_id: string; kind: LedgerKind; amount: string; balance_after: string; ref: string; memo: string; created_at: string | Date; hash: string }>(
         db,
+        // In SET every column reads its old value: `last_hash` is the previous entry's hash and
+        // `balance + amount` the new balance, so the chain link costs no extra round trip.
         sql`with w as (
-              update ${wallets} set balance = balance + ${p.amount}, updated_at = ${p.at.toISOString()}::timestamptz
+              update ${wallets} set balance = balance + ${p.amount}, updated_at = ${at},
+                last_hash = ${entryHash(sql`coalesce(last_hash, '')`, sql`${p.kind}::text`, sql`${p.amount}::bigint`, sql`${p.ref}::text`, sql`balance + ${p.amount}`, at)}
               where user_id = ${p.userId} and tenant_id = ${p.tenantId}
                 and (${p.amount} > 0 or ${p.allowNegative} or balance + ${p.amount} >= 0)
-              returning balance)
-            insert into ${ledgerEntries} (tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at)
-            select ${p.tenantId}, ${p.userId}, ${p.kind}, ${p.amount}, w.balance, ${p.ref}, ${p.memo}, ${p.at.toISOString()}::timestamptz from w
-            returning id, tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at`,
+              returning balance, last_hash)
+            insert into ${ledgerEntries} (tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at, hash)
+            select ${p.tenantId}, ${p.userId}, ${p.kind}, ${p.amount}, w.balance, ${p.ref}, ${p.memo}, ${at}, w.last_hash from w
+            returning id, tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at, hash`,
       );
       const r = rows[0];
       if (!r) return undefined;
@@ -47,6 +61,7 @@ export function createLedgerRepository(db: DbOrTx) {
         ref: r.ref,
         memo: r.memo,
         createdAt: new Date(r.created_at),
+        hash: r.hash,
       };
     },
     async walletOf(userId: number): Promise<{ balance: number; tenantId: number } | undefined> {
@@ -62,8 +77,10 @@ export function createLedgerRepository(db: DbOrTx) {
       return rows[0];
     },
     /**
-     * Users whose balance differs from the sum of their ledger, and entries whose balance_after
-     * isn't the running sum (a gap or an edit). One tenant's, or everyone's.
+     * Users whose balance differs from the sum of their ledger; and per user the first entry that
+     * breaks the chain: its hash isn't hash(previous entry's hash, its own fields) (an edited,
+     * deleted or inserted row), or its balance_after isn't the running sum; or the wallet's
+     * last_hash isn't the newest entry's (entries removed from the end). One tenant's, or everyone's.
      */
     async findMismatches(tenantId?: number) {
       const walletScope = tenantId === undefined ? sql`true` : sql`w.tenant_id = ${tenantId}`;
@@ -76,16 +93,25 @@ export function createLedgerRepository(db: DbOrTx) {
             group by w.user_id, w.balance
             having w.balance <> coalesce(sum(l.amount), 0)`,
       );
-      const chains = await queryRows<{ user_id: string; id: string; balance_after: string; running: string }>(
+      const chains = await queryRows<{ user_id: string; id: string; balance_after: string; running: string; hash_ok: boolean }>(
         db,
-        sql`select user_id, id, balance_after, running from (
-              select user_id, id, balance_after, sum(amount) over (partition by user_id order by id) as running
+        sql`select distinct on (user_id) user_id, id, balance_after, running, hash_ok from (
+              select user_id, id, balance_after, sum(amount) over (partition by user_id order by id) as running,
+                hash = ${entryHash(sql`lag(hash, 1, '') over (partition by user_id order by id)`, sql`kind`, sql`amount`, sql`ref`, sql`balance_after`, sql`created_at`)} as hash_ok
               from ledger_entries where ${entryScope}) r
-            where balance_after <> running`,
+            where not hash_ok or balance_after <> running
+            order by user_id, id`,
+      );
+      const tails = await queryRows<{ user_id: string; id: string | null }>(
+        db,
+        sql`select w.user_id, last.id from wallets w
+            left join lateral (select id, hash from ledger_entries l where l.user_id = w.user_id order by id desc limit 1) last on true
+            where ${walletScope} and w.last_hash is distinct from last.hash`,
       );
       return {
         balances: balances.map((r) => ({ userId: Number(r.user_id), balance: r.balance, ledger: r.ledger })),
-        chains: chains.map((r) => ({ userId: Number(r.user_id), entryId: r.id, balanceAfter: r.balance_after, running: r.running })),
+        chains: chains.map((r) => ({ userId: Number(r.user_id), entryId: Number(r.id), hashOk: r.hash_ok, balanceAfter: r.balance_after, running: r.running })),
+        tails: tails.map((r) => ({ userId: Number(r.user_id), lastEntryId: r.id === null ? null : Number(r.id) })),
       };
     },
     async page(userId: number, f: LedgerFilter, page: number, pageSize: number) {

@@ -21,7 +21,8 @@ export type Posting = {
   allowNegative?: boolean;
 };
 
-export type LedgerMismatch = { userId: number; problem: 'balance' | 'chain'; detail: string };
+/** `entryId`: the first entry of the user's ledger that doesn't hold (a 'chain' problem), else null. */
+export type LedgerMismatch = { userId: number; problem: 'balance' | 'chain'; entryId: number | null; detail: string };
 
 /**
  * The one way money moves: the balance row changes (locked by the update) and the ledger entry is
@@ -91,14 +92,35 @@ export function createLedgerService(deps: { db: Db; clock: Clock; onBalanceChang
     },
 
     /**
-     * For every user: the ledger sums to the balance, and each balance_after is the previous one
-     * plus the amount (no gap, no edit). Empty when everything holds. One tenant's, or everyone's.
+     * For every user: the ledger sums to the balance, each entry's hash chains from the one before
+     * and each balance_after is the previous one plus the amount; the first entry that breaks the
+     * chain is named. Empty when everything holds. One tenant's, or everyone's.
      */
     async check(tenantId?: number): Promise<LedgerMismatch[]> {
-      const { balances, chains } = await createLedgerRepository(db).findMismatches(tenantId);
+      const { balances, chains, tails } = await createLedgerRepository(db).findMismatches(tenantId);
+      const brokenChain = new Set(chains.map((c) => c.userId));
       return [
-        ...balances.map((r) => ({ userId: r.userId, problem: 'balance' as const, detail: `balance ${r.balance} but ledger sums to ${r.ledger}` })),
-        ...chains.map((r) => ({ userId: r.userId, problem: 'chain' as const, detail: `entry ${r.entryId}: balance_after ${r.balanceAfter}, running sum ${r.running}` })),
+        ...balances.map((r) => ({ userId: r.userId, problem: 'balance' as const, entryId: null, detail: `balance ${r.balance} but ledger sums to ${r.ledger}` })),
+        ...chains.map((r) => ({
+          userId: r.userId,
+          problem: 'chain' as const,
+          entryId: r.entryId,
+          detail: r.hashOk
+            ? `entry ${r.entryId}: balance_after ${r.balanceAfter}, running sum ${r.running}`
+            : `entry ${r.entryId}: hash does not follow from the entry before it (this entry was edited, or one before it was deleted or inserted)`,
+        })),
+        // The newest entries removed (or the wallet's hash edited): the chain itself still verifies.
+        ...tails
+          .filter((r) => !brokenChain.has(r.userId))
+          .map((r) => ({
+            userId: r.userId,
+            problem: 'chain' as const,
+            entryId: r.lastEntryId,
+            detail:
+              r.lastEntryId === null
+                ? 'the wallet records ledger entries but none are left (deleted)'
+                : `entry ${r.lastEntryId} is the newest entry but not the one the wallet last posted: entries after it were deleted, or the wallet row was edited`,
+          })),
       ];
     },
   };

@@ -1,0 +1,33 @@
+CREATE TABLE "server_keys" (
+	"name" text PRIMARY KEY NOT NULL,
+	"public_key_pem" text NOT NULL,
+	"private_key" text,
+	"private_key_format" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "wallets" ADD COLUMN "last_hash" text;--> statement-breakpoint
+ALTER TABLE "ledger_entries" ADD COLUMN "hash" text;--> statement-breakpoint
+CREATE INDEX "jobs_claim" ON "jobs" USING btree ("kind","status","run_at");--> statement-breakpoint
+-- >>> HAND-WRITTEN (helper core, issue #7 item 22): backfill the ledger hash chain of existing rows,
+-- then make the column NOT NULL (drizzle-kit generated `ADD COLUMN "hash" text NOT NULL`, which fails
+-- on a non-empty table). The expression is the one of ledger.repository.ts `entryHash`; keep both equal.
+DO $$
+DECLARE
+  r record;
+  prev text := '';
+  cur bigint;
+BEGIN
+  FOR r IN SELECT id, user_id, kind, amount, ref, balance_after, created_at FROM ledger_entries ORDER BY user_id, id LOOP
+    IF cur IS DISTINCT FROM r.user_id THEN
+      prev := '';
+      cur := r.user_id;
+    END IF;
+    prev := encode(sha256(convert_to(prev || jsonb_build_array(r.kind, r.amount, r.ref, r.balance_after, (extract(epoch FROM r.created_at) * 1000000)::bigint)::text, 'UTF8')), 'hex');
+    UPDATE ledger_entries SET hash = prev WHERE id = r.id;
+  END LOOP;
+  UPDATE wallets w SET last_hash = (SELECT l.hash FROM ledger_entries l WHERE l.user_id = w.user_id ORDER BY l.id DESC LIMIT 1);
+END $$;
+--> statement-breakpoint
+ALTER TABLE "ledger_entries" ALTER COLUMN "hash" SET NOT NULL;
+-- <<< END HAND-WRITTEN
