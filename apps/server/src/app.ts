@@ -72,8 +72,8 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   walletRoutes(app, container.ledger);
   datahubRoutes(app, container.datahub);
   questionRoutes(app, container.questions);
-  paymentRoutes(app, container.payments, { publicUrl: container.config.PUBLIC_URL });
-  sandboxCashierRoutes(app, container.sandboxCashier, { publicUrl: container.config.PUBLIC_URL });
+  paymentRoutes(app, container.payments);
+  sandboxCashierRoutes(app, container.sandboxCashier);
 
   const inbox = container.smsInbox;
   if (inbox) app.get('/dev/inbox', { schema: { hide: true } }, async () => ({ list: inbox() }));

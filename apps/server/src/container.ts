@@ -18,9 +18,11 @@ import { createSandboxGateway, loadSandboxKeys, SANDBOX_NOTIFY_JOB, type Sandbox
 import { createAlipayGateway } from './adapters/payments/alipay.ts';
 import { createWechatGateway } from './adapters/payments/wechat.ts';
 import { createGatewayDirectory } from './modules/payment/gateways.ts';
-import { createSandboxTradeStore } from './modules/payment/payment.repository.ts';
+import { createSandboxTradeStore } from './modules/payment/sandbox-trade.repository.ts';
 import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from './modules/payment/payment.service.ts';
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
+import { createPaymentOrigins, sandboxCashierUrl } from './modules/payment/payment-urls.ts';
+import { createPaymentRepository } from './modules/payment/payment.repository.ts';
 
 export type ContainerOverrides = {
   database?: Database;
@@ -65,8 +67,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     keys: overrides.sandboxKeys ?? (await loadSandboxKeys(config.dataDir)),
     trades: createSandboxTradeStore(db, clock),
     clock,
+    cashierUrl: sandboxCashierUrl,
     fetch: overrides.fetch,
   });
+  // Every URL a gateway or payer is sent to: PUBLIC_URL, else a configured tenant host on the port
+  // this server listens on (set by main.ts once listening, for PORT=0).
+  let listenPort = config.PORT;
+  const paymentOrigins = createPaymentOrigins({ publicUrl: config.PUBLIC_URL, port: () => listenPort, hostsOf: (tenantId) => createPaymentRepository(db).hostsOf(tenantId) });
   const paymentGateways = createGatewayDirectory({
     sandbox: sandboxGateway,
     alipay: (s) => createAlipayGateway({ appId: s.appId, privateKeyPem: s.privateKeyPem, alipayPublicKeyPem: s.alipayPublicKeyPem, sellerId: s.sellerId, gatewayUrl: s.gatewayUrl, mode: s.mode, clock, fetch: overrides.fetch }),
@@ -84,8 +91,16 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         fetch: overrides.fetch,
       }),
   }, { sandboxAllowed: config.sandboxPayments });
-  const payments = createPaymentService({ db, clock, ledger, gateways: paymentGateways, onBalanceChanged: (userId) => accounts.forgetBalance(userId) });
-  const sandboxCashier = createSandboxCashierService({ db, clock, sandbox: sandboxGateway });
+  const payments = createPaymentService({
+    db,
+    clock,
+    ledger,
+    gateways: paymentGateways,
+    origins: paymentOrigins,
+    sandboxAllowed: config.sandboxPayments,
+    onBalanceChanged: (userId) => accounts.forgetBalance(userId),
+  });
+  const sandboxCashier = createSandboxCashierService({ db, clock, sandbox: sandboxGateway, origins: paymentOrigins, sandboxAllowed: config.sandboxPayments });
 
   const jobHandlers: Record<string, JobHandler> = {
     [DATAHUB_ACTIVATE_JOB]: datahub.runActivation,
@@ -117,6 +132,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     payments,
     sandboxGateway,
     sandboxCashier,
+    /** The port the server listens on, once known (PORT=0 picks one): payment URLs use it. */
+    setListenPort(port: number) {
+      listenPort = port;
+    },
     jobs,
     startJobs: (log: Parameters<typeof jobs.start>[0]) => {
       const loop = jobs.start(log);
