@@ -63,7 +63,7 @@ describe('payments: security of issue #7', () => {
   };
   const create = (token: string, opts: { host?: string; amount?: number; method?: string; headers?: Record<string, string> } = {}) =>
     t.request({ method: 'POST', url: '/api/v1/payments', token, host: opts.host, headers: opts.headers, payload: { amount: opts.amount ?? 100 * YUAN, method: opts.method ?? 'sandbox' } });
-  const created = async (token: string, opts: { host?: string; amount?: number } = {}) => {
+  const created = async (token: string, opts: { host?: string; amount?: number; headers?: Record<string, string> } = {}) => {
     const res = await create(token, opts);
     expect(res.statusCode).toBe(200);
     return res.json<{ data: PaymentData }>().data;
