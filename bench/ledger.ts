@@ -10,7 +10,8 @@ import { openPostgres } from '../apps/server/src/db/client.ts';
 import { createLedgerService } from '../apps/server/src/modules/wallet/ledger.service.ts';
 import { seedDemo } from '../apps/server/src/db/seed.ts';
 import { tenants } from '../apps/server/src/db/schema/tenant.ts';
-import { users, wallets } from '../apps/server/src/db/schema/user.ts';
+import { users } from '../apps/server/src/db/schema/user.ts';
+import { wallets } from '../apps/server/src/db/schema/wallet.ts';
 import { systemClock } from '../apps/server/src/lib/clock.ts';
 
 export async function benchLedger(seconds: number): Promise<string[]> {

@@ -67,9 +67,9 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   });
 
   tenantRoutes(app, container.tenants, { captchaEnabled: container.config.captcha });
-  userRoutes(app, container.accounts);
+  userRoutes(app, container.accounts, container.wallet);
   captchaRoutes(app, container.captcha);
-  walletRoutes(app, container.ledger);
+  walletRoutes(app, container.ledger, container.wallet);
   datahubRoutes(app, container.datahub);
   questionRoutes(app, container.questions);
   paymentRoutes(app, container.payments);

@@ -13,6 +13,7 @@ import { createCaptchaService } from './modules/captcha/captcha.service.ts';
 import { createQuestionService } from './modules/question/question.service.ts';
 import { createJobQueue, type JobHandler } from './jobs/queue.ts';
 import { createLedgerService } from './modules/wallet/ledger.service.ts';
+import { createWalletService } from './modules/wallet/wallet.service.ts';
 import { createDatahubService, DATAHUB_ACTIVATE_JOB } from './modules/datahub/datahub.service.ts';
 import { createSandboxGateway, loadSandboxKeys, SANDBOX_NOTIFY_JOB, type SandboxKeys } from './adapters/payments/sandbox.ts';
 import { createAlipayGateway } from './adapters/payments/alipay.ts';
@@ -55,7 +56,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const tenants = createTenantService({ tenants: createTenantRepository(db), defaultTenantCode: config.DEFAULT_TENANT });
   const captcha = createCaptchaService({ db, clock, enabled: config.captcha });
   const accounts = createAccountService({ db, sms, captcha, clock});
-  const ledger = createLedgerService({ db, clock, onBalanceChanged: (userId) => accounts.forgetBalance(userId) });
+  const wallet = createWalletService({ db, clock });
+  const ledger = createLedgerService({ db, clock, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
 
   const datahub = createDatahubService({ db, clock, filesRoot: path.join(config.dataDir, 'files') });
   // SPEC §5 request encryption: RSA_PRIVATE_KEY_FILE, else $DATA_DIR/keys, else in memory.
@@ -98,7 +100,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     gateways: paymentGateways,
     origins: paymentOrigins,
     sandboxAllowed: config.sandboxPayments,
-    onBalanceChanged: (userId) => accounts.forgetBalance(userId),
+    onBalanceChanged: (userId) => wallet.forgetBalance(userId),
   });
   const sandboxCashier = createSandboxCashierService({ db, clock, sandbox: sandboxGateway, origins: paymentOrigins, sandboxAllowed: config.sandboxPayments });
 
@@ -126,6 +128,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     captcha,
     accounts,
     ledger,
+    wallet,
     rsaKeys,
     questions: createQuestionService({ db, clock }),
     datahub,

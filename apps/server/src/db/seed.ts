@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { tenantHosts, tenants } from './schema/tenant.ts';
 import { datacenters } from './schema/datahub.ts';
-import { users, wallets } from './schema/user.ts';
+import { users } from './schema/user.ts';
+import { wallets } from './schema/wallet.ts';
 import { hashPassword } from '../lib/password.ts';
 
 type DemoTenant = {

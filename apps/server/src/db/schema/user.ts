@@ -23,16 +23,6 @@ export const users = pgTable(
   (t) => [uniqueIndex('users_tenant_phone').on(t.tenantId, t.phone)],
 );
 
-/** Balance row; the ledger that explains it arrives with the wallet issue. */
-export const wallets = pgTable('wallets', {
-  userId: bigint('user_id', { mode: 'number' })
-    .primaryKey()
-    .references(() => users.id),
-  tenantId: integer('tenant_id').notNull(),
-  balance: bigint('balance', { mode: 'number' }).notNull().default(0),
-  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
-
 export const sessions = pgTable(
   'sessions',
   {

@@ -7,6 +7,16 @@ import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqu
 import { users } from './user.ts';
 
 
+/** A user's balance: the sum of their ledger entries, changed only together with one (ledger.repository.ts). */
+export const wallets = pgTable('wallets', {
+  userId: bigint('user_id', { mode: 'number' })
+    .primaryKey()
+    .references(() => users.id),
+  tenantId: integer('tenant_id').notNull(),
+  balance: bigint('balance', { mode: 'number' }).notNull().default(0),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 /**
  * The append-only ledger: every change of a balance is one row here, written in the same
  * transaction that changes `wallets.balance`. Sum of a user's amounts = their balance.
