@@ -50,7 +50,7 @@ export const MAX_OPEN_PAYMENTS = 10;
 export const flaggedPaymentsQuery = z.strictObject({
   /** late: paid at the gateway after the payment had expired here, and credited anyway. */
   flag: z.enum(['late'], { error: 'flag 只支持 late（超时后到账）' }).default('late'),
-  page: z.coerce.number({ error: '页码必须是数字' }).int({ error: '页码必须是正整数' }).min(1, { error: '页码必须是正整数' }).default(1),
+  page: z.coerce.number({ error: '页码必须是数字' }).int({ error: '页码必须是正整数' }).min(1, { error: '页码必须是正整数' }).max(100_000, { error: '页码过大' }).default(1),
   pageSize: z.coerce.number({ error: '每页条数必须是数字' }).int({ error: '每页条数必须是整数' }).min(1, { error: '每页至少 1 条' }).max(100, { error: '每页最多 100 条' }).default(20),
 });
 

@@ -211,8 +211,11 @@ describe('payments: security of issue #7', () => {
     const otherOperator = await signInSeededOperator(t, '127.0.0.1');
     const other = await t.request({ method: 'GET', url: '/api/v1/operate/payments?flag=late', token: otherOperator.token, host: '127.0.0.1' });
     expect(other.json<{ data: { list: { id: string }[] } }>().data.list.map((x) => x.id)).not.toContain(p.id);
-    const bad = await t.request({ method: 'GET', url: '/api/v1/operate/payments?flag=lost', token: operator.token });
-    expect(bad.statusCode).toBe(400);
+    for (const query of ['flag=lost', 'page=1e20', 'pageSize=1000', 'page=x']) {
+      const bad = await t.request({ method: 'GET', url: `/api/v1/operate/payments?${query}`, token: operator.token });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json<{ msg: string }>().msg).toMatch(/[\u4e00-\u9fff]/);
+    }
   });
 });
 
