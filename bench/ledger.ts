@@ -15,7 +15,8 @@ import { createLedgerService } from '../apps/server/src/modules/wallet/ledger.se
 import { createLedgerRepository } from '../apps/server/src/modules/wallet/ledger.repository.ts';
 import { seedDemo } from '../apps/server/src/db/seed.ts';
 import { tenants } from '../apps/server/src/db/schema/tenant.ts';
-import { users, wallets } from '../apps/server/src/db/schema/user.ts';
+import { users } from '../apps/server/src/db/schema/user.ts';
+import { wallets } from '../apps/server/src/db/schema/wallet.ts';
 import { systemClock } from '../apps/server/src/lib/clock.ts';
 
 export async function benchLedger(seconds: number): Promise<string[]> {

@@ -67,13 +67,13 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   });
 
   tenantRoutes(app, container.tenants, { captchaEnabled: container.config.captcha });
-  userRoutes(app, container.accounts);
+  userRoutes(app, container.accounts, container.wallet);
   captchaRoutes(app, container.captcha);
-  walletRoutes(app, container.ledger);
+  walletRoutes(app, container.ledger, container.wallet);
   datahubRoutes(app, container.datahub);
   questionRoutes(app, container.questions);
-  paymentRoutes(app, container.payments, { publicUrl: container.config.PUBLIC_URL });
-  sandboxCashierRoutes(app, container.sandboxCashier, { publicUrl: container.config.PUBLIC_URL });
+  paymentRoutes(app, container.payments);
+  sandboxCashierRoutes(app, container.sandboxCashier);
 
   const inbox = container.smsInbox;
   if (inbox) app.get('/dev/inbox', { schema: { hide: true } }, async () => ({ list: inbox() }));

@@ -16,14 +16,17 @@ import { createJobQueue, type JobHandler, type JobKindOptions } from './jobs/que
 import { createScheduler, type ScheduledTask } from './jobs/schedule.ts';
 import { advisoryLockLeadership, singleProcessLeadership } from './jobs/leader.ts';
 import { createLedgerService } from './modules/wallet/ledger.service.ts';
+import { createWalletService } from './modules/wallet/wallet.service.ts';
 import { createDatahubService, DATAHUB_ACTIVATE_JOB } from './modules/datahub/datahub.service.ts';
 import { createSandboxGateway, loadSandboxKeys, SANDBOX_NOTIFY_JOB, type SandboxKeys } from './adapters/payments/sandbox.ts';
 import { createAlipayGateway } from './adapters/payments/alipay.ts';
 import { createWechatGateway } from './adapters/payments/wechat.ts';
 import { createGatewayDirectory } from './modules/payment/gateways.ts';
-import { createSandboxTradeStore } from './modules/payment/payment.repository.ts';
+import { createSandboxTradeStore } from './modules/payment/sandbox-trade.repository.ts';
 import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from './modules/payment/payment.service.ts';
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
+import { createPaymentOrigins, sandboxCashierUrl } from './modules/payment/payment-urls.ts';
+import { createPaymentRepository } from './modules/payment/payment.repository.ts';
 
 /**
  * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
@@ -62,7 +65,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const tenants = createTenantService({ tenants: createTenantRepository(db), defaultTenantCode: config.DEFAULT_TENANT });
   const captcha = createCaptchaService({ db, clock, enabled: config.captcha });
   const accounts = createAccountService({ db, sms, captcha, clock});
-  const ledger = createLedgerService({ db, clock, onBalanceChanged: (userId) => accounts.forgetBalance(userId) });
+  const wallet = createWalletService({ db, clock });
+  const ledger = createLedgerService({ db, clock, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
 
   const datahub = createDatahubService({ db, clock, filesRoot: path.join(config.dataDir, 'files') });
   // SPEC §5 request encryption: one key pair for every replica on the database (RSA_PRIVATE_KEY_FILE,
@@ -77,9 +81,14 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     keys: overrides.sandboxKeys ?? (await loadSandboxKeys(config.dataDir)),
     trades: createSandboxTradeStore(db, clock),
     clock,
+    cashierUrl: sandboxCashierUrl,
     fetch: overrides.fetch,
     timeoutMs: OUTBOUND_TIMEOUT_MS,
   });
+  // Every URL a gateway or payer is sent to: PUBLIC_URL, else a configured tenant host on the port
+  // this server listens on (set by main.ts once listening, for PORT=0).
+  let listenPort = config.PORT;
+  const paymentOrigins = createPaymentOrigins({ publicUrl: config.PUBLIC_URL, port: () => listenPort, hostsOf: (tenantId) => createPaymentRepository(db).hostsOf(tenantId) });
   const paymentGateways = createGatewayDirectory({
     sandbox: sandboxGateway,
     alipay: (s) => createAlipayGateway({ appId: s.appId, privateKeyPem: s.privateKeyPem, alipayPublicKeyPem: s.alipayPublicKeyPem, sellerId: s.sellerId, gatewayUrl: s.gatewayUrl, mode: s.mode, clock, fetch: overrides.fetch, timeoutMs: OUTBOUND_TIMEOUT_MS }),
@@ -98,8 +107,16 @@ export async function createContainer(config: Config, overrides: ContainerOverri
         timeoutMs: OUTBOUND_TIMEOUT_MS,
       }),
   }, { sandboxAllowed: config.sandboxPayments });
-  const payments = createPaymentService({ db, clock, ledger, gateways: paymentGateways, onBalanceChanged: (userId) => accounts.forgetBalance(userId) });
-  const sandboxCashier = createSandboxCashierService({ db, clock, sandbox: sandboxGateway });
+  const payments = createPaymentService({
+    db,
+    clock,
+    ledger,
+    gateways: paymentGateways,
+    origins: paymentOrigins,
+    sandboxAllowed: config.sandboxPayments,
+    onBalanceChanged: (userId) => wallet.forgetBalance(userId),
+  });
+  const sandboxCashier = createSandboxCashierService({ db, clock, sandbox: sandboxGateway, origins: paymentOrigins, sandboxAllowed: config.sandboxPayments });
 
   const jobHandlers: Record<string, JobHandler> = {
     [DATAHUB_ACTIVATE_JOB]: datahub.runActivation,
@@ -132,12 +149,17 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     captcha,
     accounts,
     ledger,
+    wallet,
     rsaKeys,
     questions: createQuestionService({ db, clock }),
     datahub,
     payments,
     sandboxGateway,
     sandboxCashier,
+    /** The port the server listens on, once known (PORT=0 picks one): payment URLs use it. */
+    setListenPort(port: number) {
+      listenPort = port;
+    },
     jobs,
     scheduledTasks,
     /** Starts the job loop and the scheduler (leader: a PostgreSQL advisory lock; on PGlite this process). */

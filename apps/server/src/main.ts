@@ -33,6 +33,15 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.PORT, host: config.HOST });
+  const address = app.server.address();
+  if (address && typeof address === 'object') container.setListenPort(address.port);
+  const sandboxed = await container.payments.sandboxTenants();
+  if (sandboxed.length) {
+    app.log.warn(
+      { tenants: sandboxed.map((t) => t.code) },
+      `SANDBOX PAYMENTS ARE ON for ${sandboxed.map((t) => `${t.code} (${t.title})`).join(', ')}: any signed-in user there can credit up to ¥100,000 per click without paying. Turn it off per tenant (payment settings) or for all with SANDBOX_PAYMENTS=off before taking real customers.`,
+    );
+  }
   if (container.smsInbox) app.log.info('SMS codes are printed here as [sms] <phone> <code> and listed at /dev/inbox');
 }
 

@@ -61,6 +61,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  // Payment URLs (the sandbox cashier, its notifications) are built on the port the server listens on.
+  container.setListenPort(port);
   const jobs = container.startJobs(app.log);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -1,10 +1,9 @@
+import { MONEY_UNITS_PER_YUAN } from './money.ts';
+
 /**
  * Display formatting of SPEC §9: money, dates, file sizes and durations. Pure functions shared by
  * the web (tables, cards) and the server (exports, notifications), so both show the same text.
  */
-
-/** Money travels as integer units of 0.0001 yuan (DESIGN §4). */
-export const MONEY_UNITS_PER_YUAN = 10_000;
 
 /**
  * SPEC §9: raw units ÷ 10000 with 4 decimals, the last two dropped when both are zero, yuan sign

@@ -13,7 +13,7 @@ import { createTenantRepository } from '../modules/tenant/tenant.repository.ts';
 
 const pem = z.string().min(32, 'must be a PEM key or its base64 body');
 const settingsSchema = z.strictObject({
-  sandbox: z.strictObject({ enabled: z.boolean() }).optional(),
+  sandbox: z.strictObject({ enabled: z.boolean(), alongsideRealGateways: z.boolean().optional() }).optional(),
   alipay: z
     .strictObject({
       enabled: z.boolean(),

@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { tenantHosts, tenants } from './schema/tenant.ts';
 import { datacenters } from './schema/datahub.ts';
-import { users, wallets } from './schema/user.ts';
+import { users } from './schema/user.ts';
+import { wallets } from './schema/wallet.ts';
 import { hashPassword } from '../lib/password.ts';
 
 type DemoTenant = {
@@ -112,6 +113,9 @@ export async function seedDemo(db: Db, log: (line: string) => void = (l) => cons
           captchaType: t.captchaType,
           isDefault: t.isDefault,
           settings: { primaryColor: t.color, contactPhone: t.phone, contactEmail: `support@${t.code}.example.com`, companyName: t.company, icp: '京ICP备00000000号-1（演示）' },
+          // Demo tenants have no real gateway: the sandbox cashier is how they take a payment (and
+          // the server warns at start while it is on). A new tenant has no payment method at all.
+          paymentSettings: { sandbox: { enabled: true } },
         })
         .returning({ id: tenants.id });
       if (!row) throw new Error('seed: tenant insert failed');

@@ -23,7 +23,7 @@ describe.each(engines)('ledger on %s', (engine) => {
     const again = await post(user.id, user.tenantId, 100 * YUAN, 'test:credit-1');
     expect(again.replayed).toBe(true);
     await post(user.id, user.tenantId, -30 * YUAN, 'order:1', 'order_payment');
-    t.container.accounts.forgetBalance(user.id);
+    t.container.wallet.forgetBalance(user.id);
     expect(await balance(token)).toBe(70 * YUAN);
     await expect(post(user.id, user.tenantId, -50 * YUAN, 'test:credit-1')).rejects.toThrow(/was posted with/);
     expect(await t.container.ledger.check(user.tenantId)).toEqual([]);
@@ -38,7 +38,7 @@ describe.each(engines)('ledger on %s', (engine) => {
       const fresh = await t.container.ledger.post({ tenantId: user.tenantId, userId: user.id, kind: 'adjustment', amount: 1 * YUAN, ref: 'test:tx2' }, tx);
       expect(fresh).toMatchObject({ replayed: false, entry: { balanceAfter: 6 * YUAN } });
     });
-    t.container.accounts.forgetBalance(user.id);
+    t.container.wallet.forgetBalance(user.id);
     expect(await balance(token)).toBe(6 * YUAN);
     // a transaction that fails after posting takes the posting back with it
     await t.container.db
@@ -47,7 +47,7 @@ describe.each(engines)('ledger on %s', (engine) => {
         throw new Error('caller failed');
       })
       .catch(() => undefined);
-    t.container.accounts.forgetBalance(user.id);
+    t.container.wallet.forgetBalance(user.id);
     expect(await balance(token)).toBe(6 * YUAN);
     expect(await t.container.ledger.check(user.tenantId)).toEqual([]);
   });
@@ -151,7 +151,7 @@ describe.each(engines)('ledger on %s', (engine) => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(100);
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(refused.every((r) => (r.reason as { status?: number }).status === 409)).toBe(true);
-    t.container.accounts.forgetBalance(user.id);
+    t.container.wallet.forgetBalance(user.id);
     expect(await balance(token)).toBe(0);
     expect(await t.container.ledger.check(user.tenantId)).toEqual([]);
   }, 120_000);

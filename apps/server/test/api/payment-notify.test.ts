@@ -248,14 +248,24 @@ describe.each(engines)('Alipay and WeChat Pay notifications reach the right tena
     return new URLSearchParams(params).toString();
   };
 
-  it('lists the methods each tenant configured, real gateways first', async () => {
-    const { token } = await createUser(t, { host: partner.host });
-    const res = await t.request({ method: 'GET', url: '/api/v1/payments/methods', token, host: partner.host });
-    expect(res.json().data).toEqual([
+  it('lists the methods each tenant configured, real gateways first, the sandbox beside them only when asked for', async () => {
+    const { token, user } = await createUser(t, { host: partner.host });
+    const methods = async () => (await t.request({ method: 'GET', url: '/api/v1/payments/methods', token, host: partner.host })).json<{ data: unknown }>().data;
+    // `sandbox: { enabled: true }` next to a real gateway is not enough: free money needs an explicit yes.
+    expect(await methods()).toEqual([
+      { method: 'alipay', name: '支付宝' },
+      { method: 'wechat', name: '微信支付' },
+    ]);
+    const both = { ...settingsOf(partner), sandbox: { enabled: true, alongsideRealGateways: true } };
+    await t.container.db.update(tenants).set({ paymentSettings: both }).where(eq(tenants.id, user.tenantId));
+    t.container.tenants.invalidate();
+    expect(await methods()).toEqual([
       { method: 'alipay', name: '支付宝' },
       { method: 'wechat', name: '微信支付' },
       { method: 'sandbox', name: '沙箱支付' },
     ]);
+    await t.container.db.update(tenants).set({ paymentSettings: settingsOf(partner) }).where(eq(tenants.id, user.tenantId));
+    t.container.tenants.invalidate();
   });
 
   it('verifies an Alipay notification with the paying tenant’s Alipay key, and credits once', async () => {

@@ -173,6 +173,27 @@ describe.each(engines)('recharge payments on %s', (engine) => {
     expect((await cashierPage(payUrl)).body).toContain('该订单已支付成功');
   });
 
+  it('a credit forgets the cached balance once, after its transaction committed', async () => {
+    const { token, user } = await createUser(t);
+    expect(await balance(token)).toBe(0); // cached now
+    const p = await created(token, 30 * YUAN);
+    await choose(p.payUrl ?? '', 'pay');
+    const calls: number[] = [];
+    const original = t.container.wallet.forgetBalance.bind(t.container.wallet);
+    const spy = vi.spyOn(t.container.wallet, 'forgetBalance').mockImplementation((userId: number) => {
+      calls.push(userId);
+      original(userId);
+    });
+    try {
+      await t.container.jobs.runDue();
+    } finally {
+      spy.mockRestore();
+    }
+    // One invalidation (not one inside the transaction and another after it).
+    expect(calls).toEqual([user.id]);
+    expect(await balance(token)).toBe(30 * YUAN);
+  });
+
   it('a failed payment at the cashier ends failed and credits nothing', async () => {
     const { token } = await createUser(t);
     const p = await created(token, 20 * YUAN);

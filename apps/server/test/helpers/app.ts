@@ -46,7 +46,9 @@ export function decryptLikeClient(body: string, aesKey: string): string {
 }
 
 export async function buildTestApp(opts: { engine?: Engine; captcha?: boolean; clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
-  const config = loadConfig({ CAPTCHA: opts.captcha ? 'on' : 'off', RATE_LIMIT: 'off', DATA_DIR: '/nonexistent-test-data', LOG_LEVEL: 'silent', ...opts.env });
+  // PORT 80: the app is never listening in API tests, and payment URLs (http://<tenant host>:<PORT>)
+  // then read like the tests' Host headers, with no port.
+  const config = loadConfig({ CAPTCHA: opts.captcha ? 'on' : 'off', RATE_LIMIT: 'off', DATA_DIR: '/nonexistent-test-data', LOG_LEVEL: 'silent', PORT: '80', ...opts.env });
   const database = await openTestDatabase(opts.engine ?? 'pglite');
   const sms = createFakeSms();
   const container = await createContainer(config, { database, sms, clock: opts.clock, rsaKeys: await testRsaKeys() });

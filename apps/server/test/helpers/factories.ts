@@ -1,7 +1,8 @@
 import { hashPassword } from '../../src/lib/password.ts';
 import crypto from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { sessions, users, wallets } from '../../src/db/schema/user.ts';
+import { sessions, users } from '../../src/db/schema/user.ts';
+import { wallets } from '../../src/db/schema/wallet.ts';
 import type { UserRow } from '../../src/modules/user/user.repository.ts';
 import { randomToken, sha256 } from '../../src/lib/crypto.ts';
 import type { TestApp } from './app.ts';

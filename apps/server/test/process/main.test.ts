@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { openPglite } from '../../src/db/client.ts';
-import { users, wallets } from '../../src/db/schema/user.ts';
+import { users } from '../../src/db/schema/user.ts';
+import { wallets } from '../../src/db/schema/wallet.ts';
 import { createLedgerService } from '../../src/modules/wallet/ledger.service.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 

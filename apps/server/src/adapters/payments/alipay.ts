@@ -1,6 +1,6 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
-import { assertPayableUnits, unitsToYuan, yuanToUnits } from './money.ts';
+import { assertPayableUnits, unitsToYuan, yuanToUnits } from '@suanli/domain/money';
 import { type NotifyResult, type PaymentGateway, PaymentGatewayError, type QueryResult, type VerifiedNotify } from './port.ts';
 
 /**

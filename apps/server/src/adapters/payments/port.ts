@@ -1,5 +1,6 @@
 /** Money in the product is integer units of 0.0001 yuan (1 yuan = 10000). Gateways take yuan strings (Alipay, "100.00") or fen integers (WeChat, 10000). */
-export type PaymentMethod = 'sandbox' | 'alipay' | 'wechat';
+import type { PaymentMethod } from '@suanli/contract/payment';
+
 export type CreatePaymentInput = { outTradeNo: string; amount: number; subject: string; notifyUrl: string; returnUrl: string; expiresAt: Date; clientIp?: string };
 export type CreatePaymentResult = { payUrl?: string; qrCode?: string };
 export type NotifyRequest = { headers: Record<string, string | undefined>; rawBody: string };

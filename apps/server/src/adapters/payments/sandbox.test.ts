@@ -15,6 +15,7 @@ import {
   type SandboxTrade,
   type SandboxTradeStore,
 } from './sandbox.ts';
+import { sandboxCashierUrl } from '../../modules/payment/payment-urls.ts';
 
 const NOW = new Date('2026-11-01T00:00:00.000Z');
 const ORDER = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
@@ -54,6 +55,7 @@ describe('sandbox gateway', () => {
       keys,
       trades: store,
       clock: () => now,
+      cashierUrl: sandboxCashierUrl,
       fetch: async (url, init) => {
         calls.push({ url, init });
         return answer();

@@ -2,7 +2,7 @@ import crypto, { type KeyObject } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '../../lib/clock.ts';
-import { assertPayableUnits } from './money.ts';
+import { assertPayableUnits } from '@suanli/domain/money';
 import { PaymentGatewayError, type NotifyResult, type PaymentGateway, type QueryResult, type VerifiedNotify } from './port.ts';
 
 /**
@@ -23,8 +23,6 @@ import { PaymentGatewayError, type NotifyResult, type PaymentGateway, type Query
 export const SANDBOX_NOTIFY_JOB = 'sandbox.notify';
 /** Header carrying base64(SHA256withRSA(raw body)) of a notification. */
 export const SANDBOX_SIGNATURE_HEADER = 'x-sandbox-signature';
-/** The cashier page lives on this server: `${origin}/sandbox/cashier/<out_trade_no>?sig=…`. */
-export const SANDBOX_CASHIER_PATH = '/sandbox/cashier';
 /** Notifications signed longer ago (or further ahead) than this are refused as replays. */
 export const SANDBOX_NOTIFY_MAX_AGE_MS = 5 * 60_000;
 const KEY_FILE = 'sandbox-gateway.pem';
@@ -105,7 +103,15 @@ function newTradeNo(now: Date): string {
   return `SBX${day}${crypto.randomInt(0, 1e9).toString().padStart(9, '0')}${crypto.randomInt(0, 1e9).toString().padStart(9, '0')}`;
 }
 
-export function createSandboxGateway(deps: { keys: SandboxKeys; trades: SandboxTradeStore; clock: Clock; fetch?: FetchLike; timeoutMs?: number }): SandboxGateway {
+export function createSandboxGateway(deps: {
+  keys: SandboxKeys;
+  trades: SandboxTradeStore;
+  clock: Clock;
+  /** The cashier page's URL for an order, on the origin of its notify URL (the app's payment URLs). */
+  cashierUrl: (origin: string, outTradeNo: string, sig: string) => string;
+  fetch?: FetchLike;
+  timeoutMs?: number;
+}): SandboxGateway {
   const { keys, trades, clock } = deps;
   // Resolved per call, not captured: whoever replaces the global fetch (a proxy agent) is honoured.
   const doFetch: FetchLike = deps.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -133,8 +139,7 @@ export function createSandboxGateway(deps: { keys: SandboxKeys; trades: SandboxT
       } catch (err) {
         throw new PaymentGatewayError('sandbox', `notifyUrl is not a URL: ${input.notifyUrl}`, undefined, { cause: err });
       }
-      const id = encodeURIComponent(input.outTradeNo);
-      return { payUrl: `${origin}${SANDBOX_CASHIER_PATH}/${id}?sig=${cashierSignature(input.outTradeNo)}` };
+      return { payUrl: deps.cashierUrl(origin, input.outTradeNo, cashierSignature(input.outTradeNo)) };
     },
 
     async verifyNotify(req): Promise<NotifyResult> {

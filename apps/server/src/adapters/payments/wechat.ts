@@ -1,6 +1,6 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
-import { assertPayableUnits, fenToUnits, unitsToFen } from './money.ts';
+import { assertPayableUnits, fenToUnits, unitsToFen } from '@suanli/domain/money';
 import { type NotifyResult, type PaymentGateway, PaymentGatewayError, type QueryResult, type VerifiedNotify } from './port.ts';
 
 /**

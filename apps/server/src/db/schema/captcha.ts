@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { captchaTypes } from '@suanli/contract/tenant';
 import { sql } from 'drizzle-orm';
 
 /** A captcha challenge; the answer never leaves the server. */
@@ -7,7 +8,7 @@ export const captchaChallenges = pgTable(
   {
     id: uuid('id').primaryKey().default(sql`gen_random_uuid()`),
     tenantId: integer('tenant_id').notNull(),
-    type: text('type', { enum: ['click', 'slide', 'rotate', 'drag'] }).notNull(),
+    type: text('type', { enum: captchaTypes }).notNull(),
     answer: jsonb('answer').$type<unknown>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),

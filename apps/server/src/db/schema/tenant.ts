@@ -1,4 +1,5 @@
 import { boolean, integer, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { captchaTypes } from '@suanli/contract/tenant';
 
 export type TenantSettings = {
   primaryColor: string;
@@ -10,7 +11,11 @@ export type TenantSettings = {
 
 /** Per-tenant gateway settings (secrets included: the operator's own merchant accounts). */
 export type TenantPaymentSettings = {
-  sandbox?: { enabled: boolean };
+  /**
+   * The built-in sandbox cashier (credits money for free). Off where a real gateway is configured,
+   * unless `alongsideRealGateways` says the operator wants both (see modules/payment/sandbox-policy.ts).
+   */
+  sandbox?: { enabled: boolean; alongsideRealGateways?: boolean };
   alipay?: { enabled: boolean; appId: string; privateKeyPem: string; alipayPublicKeyPem: string; sellerId?: string; gatewayUrl?: string; mode: 'page' | 'qr' };
   wechat?: {
     enabled: boolean;
@@ -37,9 +42,9 @@ export const tenants = pgTable('tenants', {
   loginLogo: text('login_logo').notNull().default(''),
   htmlStyle: smallint('html_style').notNull().default(0),
   restricted: boolean('restricted').notNull().default(false),
-  captchaType: text('captcha_type', { enum: ['click', 'slide', 'rotate', 'drag'] }).notNull().default('slide'),
+  captchaType: text('captcha_type', { enum: captchaTypes }).notNull().default('slide'),
   settings: jsonb('settings').$type<TenantSettings>().notNull(),
-  paymentSettings: jsonb('payment_settings').$type<TenantPaymentSettings>().notNull().default({ sandbox: { enabled: true } }),
+  paymentSettings: jsonb('payment_settings').$type<TenantPaymentSettings>().notNull().default({}),
   isDefault: boolean('is_default').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

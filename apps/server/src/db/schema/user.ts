@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { accountTypes, smsPurposes, userRoles } from '@suanli/contract/user';
 import { bigint, boolean, index, integer, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { tenants } from './tenant.ts';
 
@@ -13,26 +14,14 @@ export const users = pgTable(
     phone: text('phone').notNull(),
     userName: text('user_name').notNull(),
     passwordHash: text('password_hash').notNull(),
-    role: text('role', { enum: ['user', 'operator'] }).notNull().default('user'),
-    accountType: text('account_type', { enum: ['personal', 'enterprise'] }).notNull().default('personal'),
+    role: text('role', { enum: userRoles }).notNull().default('user'),
+    accountType: text('account_type', { enum: accountTypes }).notNull().default('personal'),
     realNameAuth: boolean('real_name_auth').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('users_tenant_phone').on(t.tenantId, t.phone)],
 );
-
-/** Balance row; the ledger that explains it arrives with the wallet issue. */
-export const wallets = pgTable('wallets', {
-  userId: bigint('user_id', { mode: 'number' })
-    .primaryKey()
-    .references(() => users.id),
-  tenantId: integer('tenant_id').notNull(),
-  balance: bigint('balance', { mode: 'number' }).notNull().default(0),
-  /** Hash of the user's last ledger entry (null before the first): the next posting chains off it in the same statement. */
-  lastHash: text('last_hash'),
-  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
 
 export const sessions = pgTable(
   'sessions',
@@ -59,7 +48,7 @@ export const smsCodes = pgTable(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     tenantId: integer('tenant_id').notNull(),
     phone: text('phone').notNull(),
-    purpose: text('purpose', { enum: ['register', 'login', 'reset', 'change_phone'] }).notNull(),
+    purpose: text('purpose', { enum: smsPurposes }).notNull(),
     codeHash: text('code_hash').notNull(),
     attempts: smallint('attempts').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

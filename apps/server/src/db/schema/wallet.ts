@@ -1,9 +1,23 @@
 import { sql } from 'drizzle-orm';
+import { paymentMethods, paymentStatuses } from '@suanli/contract/payment';
+import { ledgerKinds } from '@suanli/contract/wallet';
+
+export type { LedgerKind } from '@suanli/contract/wallet';
 import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './user.ts';
 
-export const ledgerKinds = ['recharge', 'order_payment', 'payg_charge', 'refund', 'coupon', 'adjustment'] as const;
-export type LedgerKind = (typeof ledgerKinds)[number];
+
+/** A user's balance: the sum of their ledger entries, changed only together with one (ledger.repository.ts). */
+export const wallets = pgTable('wallets', {
+  userId: bigint('user_id', { mode: 'number' })
+    .primaryKey()
+    .references(() => users.id),
+  tenantId: integer('tenant_id').notNull(),
+  balance: bigint('balance', { mode: 'number' }).notNull().default(0),
+  /** Hash of the user's last ledger entry (null before the first): the next posting chains off it in the same statement. */
+  lastHash: text('last_hash'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 /**
  * The append-only ledger: every change of a balance is one row here, written in the same
@@ -35,9 +49,6 @@ export const ledgerEntries = pgTable(
   (t) => [uniqueIndex('ledger_user_kind_ref').on(t.userId, t.kind, t.ref), index('ledger_user_time').on(t.userId, t.createdAt)],
 );
 
-export const paymentMethods = ['sandbox', 'alipay', 'wechat'] as const;
-export const paymentStatuses = ['pending', 'paid', 'failed', 'expired'] as const;
-
 /** A recharge payment at a gateway; its id is the out_trade_no the gateway knows it by. */
 export const payments = pgTable(
   'payments',
@@ -60,7 +71,7 @@ export const payments = pgTable(
     paidAt: timestamp('paid_at', { withTimezone: true }),
     closedAt: timestamp('closed_at', { withTimezone: true }),
   },
-  (t) => [index('payments_user_time').on(t.userId, t.createdAt), index('payments_open').on(t.status, t.expiresAt)],
+  (t) => [index('payments_user_time').on(t.userId, t.createdAt), index('payments_open').on(t.status, t.expiresAt), index('payments_flagged').on(t.tenantId, t.paidAt).where(sql`${t.flagged}`)],
 );
 
 /** Every notification a gateway sent, verified or not: the audit trail of money arriving. */
@@ -73,7 +84,11 @@ export const paymentNotifications = pgTable(
     verified: boolean('verified').notNull(),
     outcome: text('outcome').notNull(),
     headers: jsonb('headers').$type<Record<string, string | undefined>>().notNull(),
+    /** The body as received; for an unverified one only its first NOTIFY_KEPT_BYTES (anyone can post here). */
     body: text('body').notNull(),
+    /** sha256 (hex) of the whole body as received, and its size in bytes: what a truncated body still proves. */
+    bodySha256: text('body_sha256'),
+    bodyBytes: integer('body_bytes'),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('payment_notifications_payment').on(t.paymentId)],

@@ -2,27 +2,23 @@ import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { okEnvelope } from '@suanli/contract/envelope';
-import { createPaymentBody, payment, paymentMethodItem, paymentParams } from '@suanli/contract/payment';
+import { createPaymentBody, flaggedPaymentsPage, flaggedPaymentsQuery, payment, paymentMethodItem, paymentParams } from '@suanli/contract/payment';
 import { RATE_LIMITS, type App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
 import { authOf } from '../plugins/auth.ts';
 import type { PaymentService } from '../../modules/payment/payment.service.ts';
 
-/**
- * The origin the payer's pages and the gateway's notifications go to: PUBLIC_URL when set (behind
- * a proxy that rewrites Host, or to pin one address), else the origin this request came to, so a
- * tenant on its own domain gets its own result pages back.
- */
-export function requestBase(req: FastifyRequest, publicUrl: string | undefined): string {
-  if (publicUrl) return publicUrl.replace(/\/+$/, '');
-  return `${req.protocol}://${req.host}`;
-}
-
 /** Node's headers as the payment port takes them: one string per name (repeated ones joined, as HTTP defines). */
 const flatHeaders = (req: FastifyRequest): Record<string, string | undefined> =>
   Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
 
-export function paymentRoutes(app: App, payments: PaymentService, opts: { publicUrl?: string }) {
+/**
+ * Gateways' notifications are a few KiB (Alipay's form posts, WeChat Pay v3's JSON, the sandbox's
+ * JSON): 64 KiB fits all of them with room, and bounds what anyone can make this route read.
+ */
+export const NOTIFY_BODY_LIMIT = 64 * 1024;
+
+export function paymentRoutes(app: App, payments: PaymentService) {
   const tags = ['支付'];
   const security = [{ bearer: [] }];
 
@@ -48,7 +44,7 @@ export function paymentRoutes(app: App, payments: PaymentService, opts: { public
     },
     async (req) => {
       const { user } = authOf(req);
-      return ok(await payments.create({ id: user.id, tenantId: user.tenantId }, req.tenant, req.body, { base: requestBase(req, opts.publicUrl), clientIp: req.ip }));
+      return ok(await payments.create({ id: user.id, tenantId: user.tenantId }, req.tenant, req.body, { requestHost: req.headers.host, clientIp: req.ip }));
     },
   );
 
@@ -71,6 +67,21 @@ export function paymentRoutes(app: App, payments: PaymentService, opts: { public
     },
   );
 
+  app.get(
+    '/api/v1/operate/payments',
+    {
+      onRequest: app.requireOperator,
+      schema: {
+        tags: ['运营'],
+        summary: '需要运营关注的支付单（flag=late：超时关闭后才到账、已照常入账）',
+        security,
+        querystring: flaggedPaymentsQuery,
+        response: { 200: okEnvelope(flaggedPaymentsPage) },
+      },
+    },
+    async (req) => ok(await payments.listFlagged(req.tenant.id, req.query.page, req.query.pageSize)),
+  );
+
   // Gateways sign the exact bytes they send, so the notify route takes the body as raw text, in a
   // scope of its own: whatever the content type (Alipay form, WeChat and sandbox JSON), no parser
   // of the root app (JSON, the encrypted text/plain) touches it.
@@ -82,6 +93,7 @@ export function paymentRoutes(app: App, payments: PaymentService, opts: { public
       '/api/v1/payments/notify/:method',
       {
         config: { rateLimit: RATE_LIMITS.notify },
+        bodyLimit: NOTIFY_BODY_LIMIT,
         schema: {
           tags,
           summary: '支付渠道异步通知（sandbox / alipay / wechat）',

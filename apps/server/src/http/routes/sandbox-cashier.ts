@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { formatMoney } from '@suanli/domain/format';
 import type { App } from '../route-types.ts';
-import { requestBase } from './payment.ts';
 import type { CashierAction, CashierView, SandboxCashierService } from '../../modules/payment/sandbox-cashier.service.ts';
 
 const ACTIONS: readonly CashierAction[] = ['pay', 'fail', 'abandon'];
@@ -98,7 +97,7 @@ const sigOf = (v: unknown): string => (typeof v === 'object' && v !== null && 's
  * points to and the payer's three choices, each a form POST that ends in a 303 to the app's result
  * page. Problems answer an HTML page, never the JSON envelope: a browser is on the other end.
  */
-export function sandboxCashierRoutes(app: App, cashier: SandboxCashierService, opts: { publicUrl?: string }) {
+export function sandboxCashierRoutes(app: App, cashier: SandboxCashierService) {
   void app.register(async (plugin) => {
     const scope = plugin.withTypeProvider<ZodTypeProvider>();
     // Plain HTML forms post urlencoded bodies, which the API itself never accepts.
@@ -121,7 +120,7 @@ export function sandboxCashierRoutes(app: App, cashier: SandboxCashierService, o
       { schema: { hide: true, params: z.object({ id: z.string(), action: z.string() }) } },
       async (req, reply) => {
         const { id, action } = req.params;
-        const result = isAction(action) ? await cashier.act(id, sigOf(req.body), action, requestBase(req, opts.publicUrl)) : undefined;
+        const result = isAction(action) ? await cashier.act(id, sigOf(req.body), action, req.headers.host) : undefined;
         return result ? reply.redirect(result.location, 303) : sendHtml(reply, 404, invalidPage());
       },
     );

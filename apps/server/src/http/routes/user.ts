@@ -13,18 +13,18 @@ import {
   sessionItem,
   userDetail,
 } from '@suanli/contract/user';
-import { balanceData } from '@suanli/contract/account';
 import type { FastifyRequest } from 'fastify';
 import { RATE_LIMITS, type App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
 import { authOf } from '../plugins/auth.ts';
 import type { AccountService } from '../../modules/user/account.service.ts';
+import type { WalletService } from '../../modules/wallet/wallet.service.ts';
 import { presentUserDetail } from '../../modules/user/user.presenter.ts';
 
 const meta = (req: FastifyRequest) => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? '' });
 const done = okEnvelope(z.null());
 
-export function userRoutes(app: App, accounts: AccountService) {
+export function userRoutes(app: App, accounts: AccountService, wallet: WalletService) {
   const tags = ['用户'];
   app.post('/user/send-code', { config: { rateLimit: RATE_LIMITS.sendCode }, schema: { tags, summary: '发送短信验证码', body: sendCodeBody, response: { 200: okEnvelope(sendCodeResult) } } }, async (req) =>
     ok(await accounts.sendCode(req.tenant.id, req.body)),
@@ -68,7 +68,7 @@ export function userRoutes(app: App, accounts: AccountService) {
 
   app.get('/api/v1/user/detail', { onRequest: app.requireUser, schema: { tags, summary: '当前用户信息', security: [{ bearer: [] }], response: { 200: okEnvelope(userDetail) } } }, async (req) => {
     const { user } = authOf(req);
-    return ok(presentUserDetail(user, { balance: await accounts.balanceOf(user.id), instanceNum: 0 }));
+    return ok(presentUserDetail(user, { balance: await wallet.balanceOf(user.id), instanceNum: 0 }));
   });
 
   app.put(
@@ -110,9 +110,5 @@ export function userRoutes(app: App, accounts: AccountService) {
     '/api/v1/user/sessions/revoke-others',
     { onRequest: app.requireUser, schema: { tags, summary: '下线其他所有设备', security: [{ bearer: [] }], response: { 200: okEnvelope(z.object({ revoked: z.number().int() })) } } },
     async (req) => ok(await accounts.revokeOtherSessions(authOf(req))),
-  );
-
-  app.get('/api/v1/account/balance', { onRequest: app.requireUser, schema: { tags: ['账户'], summary: '账户余额', security: [{ bearer: [] }], response: { 200: okEnvelope(balanceData) } } }, async (req) =>
-    ok({ balance: await accounts.balanceOf(authOf(req).user.id), frozenBalance: 0 }),
   );
 }

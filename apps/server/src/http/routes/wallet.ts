@@ -5,11 +5,17 @@ import type { App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
 import { authOf } from '../plugins/auth.ts';
 import type { LedgerService } from '../../modules/wallet/ledger.service.ts';
+import type { WalletService } from '../../modules/wallet/wallet.service.ts';
+import { balanceData } from '@suanli/contract/account';
 
 const mismatch = z.object({ userId: z.number().int(), problem: z.enum(['balance', 'chain']), entryId: z.number().int().nullable(), detail: z.string() });
 
-export function walletRoutes(app: App, ledger: LedgerService) {
+export function walletRoutes(app: App, ledger: LedgerService, wallet: WalletService) {
   const tags = ['账户'];
+  app.get('/api/v1/account/balance', { onRequest: app.requireUser, schema: { tags, summary: '账户余额', security: [{ bearer: [] }], response: { 200: okEnvelope(balanceData) } } }, async (req) =>
+    ok({ balance: await wallet.balanceOf(authOf(req).user.id), frozenBalance: 0 }),
+  );
+
   app.post(
     '/api/v1/transactions/list',
     { onRequest: app.requireUser, schema: { tags, summary: '收支明细（分页，可按时间、类型、收支方向筛选）', security: [{ bearer: [] }], body: transactionsQuery, response: { 200: okEnvelope(transactionsPage) } } },

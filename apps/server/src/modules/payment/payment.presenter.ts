@@ -1,5 +1,5 @@
-import type { Payment } from '@suanli/contract/payment';
-import type { PaymentRow } from './payment.repository.ts';
+import type { FlaggedPayment, Payment } from '@suanli/contract/payment';
+import type { FlaggedPaymentRow, PaymentRow } from './payment.repository.ts';
 
 /** Row -> contract DTO: the owner's view. Gateway trade numbers and the operator's flag stay inside. */
 export function presentPayment(row: PaymentRow): Payment {
@@ -14,4 +14,9 @@ export function presentPayment(row: PaymentRow): Payment {
     expiresAt: row.expiresAt.toISOString(),
     paidAt: row.paidAt ? row.paidAt.toISOString() : null,
   };
+}
+
+/** The operator's view of a flagged payment: codes, not names (the console translates them). */
+export function presentFlaggedPayment(row: FlaggedPaymentRow): FlaggedPayment {
+  return { ...presentPayment(row), userId: row.userId, userPhone: row.userPhone, gatewayTradeNo: row.gatewayTradeNo, flag: 'late' };
 }

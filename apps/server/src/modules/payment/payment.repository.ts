@@ -1,20 +1,19 @@
-import { and, asc, eq, lte, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, lte, sql } from 'drizzle-orm';
 import type { PaymentMethod } from '@suanli/contract/payment';
-import { queryRows, type Db, type DbOrTx } from '../../db/client.ts';
+import { queryRows, type DbOrTx } from '../../db/client.ts';
 import { paymentNotifications, payments } from '../../db/schema/wallet.ts';
-import { tenants } from '../../db/schema/tenant.ts';
+import { tenantHosts, tenants } from '../../db/schema/tenant.ts';
+import { users } from '../../db/schema/user.ts';
 import { jobs } from '../../db/schema/job.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
-import type { Clock } from '../../lib/clock.ts';
-import { parseSandboxTrade, SANDBOX_NOTIFY_JOB, sandboxTradePayload, type SandboxTrade, type SandboxTradeStore } from '../../adapters/payments/sandbox.ts';
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type NewPayment = Pick<typeof payments.$inferInsert, 'tenantId' | 'userId' | 'method' | 'amount' | 'createdAt' | 'expiresAt'>;
 export type NewPaymentNotification = typeof paymentNotifications.$inferInsert;
 export type PaymentNotificationRow = typeof paymentNotifications.$inferSelect;
-export type PaymentTenantRow = Pick<typeof tenants.$inferSelect, 'id' | 'title' | 'paymentSettings'>;
+export type PaymentTenantRow = Pick<typeof tenants.$inferSelect, 'id' | 'code' | 'title' | 'paymentSettings'>;
+export type FlaggedPaymentRow = PaymentRow & { userPhone: string };
 
-const tenantColumns = { id: tenants.id, title: tenants.title, paymentSettings: tenants.paymentSettings };
+const tenantColumns = { id: tenants.id, code: tenants.code, title: tenants.title, paymentSettings: tenants.paymentSettings };
 
 export function createPaymentRepository(db: DbOrTx) {
   return {
@@ -22,6 +21,24 @@ export function createPaymentRepository(db: DbOrTx) {
       const [row] = await db.insert(payments).values(values).returning();
       if (!row) throw new Error('payment insert returned nothing');
       return row;
+    },
+    /**
+     * Inserts the payment unless its user already has `cap` open ones (pending, not yet expired at
+     * `values.createdAt`); undefined then. A per-user transaction lock makes count-then-insert
+     * atomic: parallel creations queue here, so they can't overshoot the cap together.
+     */
+    async insertUnderCap(values: NewPayment & { createdAt: Date }, cap: number): Promise<PaymentRow | undefined> {
+      return db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payments-open:${values.userId}`}))`);
+        const [open] = await tx
+          .select({ n: count() })
+          .from(payments)
+          .where(and(eq(payments.userId, values.userId), eq(payments.status, 'pending'), gt(payments.expiresAt, values.createdAt)));
+        if ((open?.n ?? 0) >= cap) return undefined;
+        const [row] = await tx.insert(payments).values(values).returning();
+        if (!row) throw new Error('payment insert returned nothing');
+        return row;
+      });
     },
     async findById(id: string): Promise<PaymentRow | undefined> {
       const rows = await db.select().from(payments).where(eq(payments.id, id)).limit(1);
@@ -85,6 +102,34 @@ export function createPaymentRepository(db: DbOrTx) {
     async listNotifications(paymentId: string): Promise<PaymentNotificationRow[]> {
       return db.select().from(paymentNotifications).where(eq(paymentNotifications.paymentId, paymentId)).orderBy(asc(paymentNotifications.id));
     },
+    /**
+     * Payments of the tenant flagged for the operator: paid after they had expired (or failed),
+     * i.e. money that arrived late and was credited anyway. Newest first.
+     */
+    async pageFlagged(tenantId: number, page: number, pageSize: number): Promise<{ list: FlaggedPaymentRow[]; total: number }> {
+      const where = and(eq(payments.tenantId, tenantId), eq(payments.flagged, true));
+      const [list, totals] = await Promise.all([
+        db
+          .select({ payment: payments, userPhone: users.phone })
+          .from(payments)
+          .innerJoin(users, eq(users.id, payments.userId))
+          .where(where)
+          .orderBy(desc(payments.paidAt), desc(payments.id))
+          .limit(pageSize)
+          .offset((page - 1) * pageSize),
+        db.select({ n: count() }).from(payments).where(where),
+      ]);
+      return { list: list.map((r) => ({ ...r.payment, userPhone: r.userPhone })), total: totals[0]?.n ?? 0 };
+    },
+    /** The host names the tenant is served on (tenant_hosts), in a stable order. */
+    async hostsOf(tenantId: number): Promise<string[]> {
+      const rows = await db.select({ host: tenantHosts.host }).from(tenantHosts).where(eq(tenantHosts.tenantId, tenantId)).orderBy(asc(tenantHosts.host));
+      return rows.map((r) => r.host);
+    },
+    /** Every tenant with its payment settings (a start-up check; tenants are few). */
+    async allTenants(): Promise<PaymentTenantRow[]> {
+      return db.select(tenantColumns).from(tenants).orderBy(asc(tenants.id));
+    },
     async findTenant(id: number): Promise<PaymentTenantRow | undefined> {
       const rows = await db.select(tenantColumns).from(tenants).where(eq(tenants.id, id)).limit(1);
       return rows[0];
@@ -116,32 +161,3 @@ export function createPaymentRepository(db: DbOrTx) {
 }
 export type PaymentRepository = ReturnType<typeof createPaymentRepository>;
 
-/**
- * The sandbox gateway's memory of trades, kept in its own notification jobs (see sandbox.ts): the
- * first SANDBOX_NOTIFY_JOB of an order is its trade. An advisory lock on the order id makes
- * "record unless recorded" atomic across concurrent clicks and replicas.
- */
-export function createSandboxTradeStore(db: Db, clock: Clock): SandboxTradeStore {
-  const find = async (q: DbOrTx, outTradeNo: string): Promise<SandboxTrade | undefined> => {
-    const rows = await q
-      .select({ payload: jobs.payload })
-      .from(jobs)
-      .where(and(eq(jobs.kind, SANDBOX_NOTIFY_JOB), sql`${jobs.payload} ->> 'out_trade_no' = ${outTradeNo}`))
-      .orderBy(asc(jobs.id))
-      .limit(1);
-    return rows[0] ? parseSandboxTrade(rows[0].payload) : undefined;
-  };
-  return {
-    async recordOnce(trade) {
-      return db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`sandbox-trade:${trade.outTradeNo}`}))`);
-        const existing = await find(tx, trade.outTradeNo);
-        if (existing) return existing;
-        // run_at from the app's clock, like every other time the app decides.
-        await enqueueJob(tx, SANDBOX_NOTIFY_JOB, sandboxTradePayload(trade), clock());
-        return trade;
-      });
-    },
-    find: (outTradeNo) => find(db, outTradeNo),
-  };
-}

@@ -1,12 +1,15 @@
-import { PAYMENT_TTL_MINUTES, paymentMethods, type CreatePaymentBody, type Payment, type PaymentMethod } from '@suanli/contract/payment';
+import crypto from 'node:crypto';
+import { MAX_OPEN_PAYMENTS, PAYMENT_TTL_MINUTES, paymentMethods, type CreatePaymentBody, type FlaggedPaymentsPage, type Payment, type PaymentMethod } from '@suanli/contract/payment';
 import type { Db, DbOrTx, Tx } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { AppError, badRequest, notFound } from '../../lib/errors.ts';
+import { AppError, badRequest, notFound, tooMany } from '../../lib/errors.ts';
 import { PaymentGatewayError, type CreatePaymentResult, type NotifyRequest, type PaymentGateway, type QueryResult, type VerifiedNotify } from '../../adapters/payments/port.ts';
 import type { LedgerService } from '../wallet/ledger.service.ts';
 import { METHOD_NAMES, outTradeNoOf, paymentIdOf, type GatewayDirectory, type GatewayTenant } from './gateways.ts';
 import { createPaymentRepository, type PaymentRow, type PaymentTenantRow } from './payment.repository.ts';
-import { presentPayment } from './payment.presenter.ts';
+import { presentFlaggedPayment, presentPayment } from './payment.presenter.ts';
+import { paymentUrlsUnder, type PaymentOrigins } from './payment-urls.ts';
+import { sandboxEnabled } from './sandbox-policy.ts';
 
 /** Periodic job: asks the gateways about open payments and expires unpaid ones. */
 export const PAYMENT_RECONCILE_JOB = 'payment.reconcile';
@@ -18,21 +21,30 @@ const RECONCILE_BATCH = 100;
 /** Upper bound on tenants a WeChat notification is tried against (see candidatesFor). */
 const MAX_WECHAT_CANDIDATES = 20;
 
+/**
+ * What is kept of a notification nobody could verify: anyone can post to the notify endpoint, so
+ * its first few KiB (enough to see what was tried) and the sha256 of the whole body, never more.
+ */
+export const NOTIFY_KEPT_BYTES = 4096;
+
 export const PaymentMessages = {
   methodUnavailable: '该支付方式暂不可用',
   gatewayUnavailable: '支付渠道暂时不可用，请稍后重试或更换支付方式',
+  tooManyOpen: `您有 ${MAX_OPEN_PAYMENTS} 笔待支付的充值单，请先完成支付或等待其超时（${PAYMENT_TTL_MINUTES} 分钟）后再试`,
 } as const;
 
 /** Who is asking: the signed-in user of the request's tenant. */
 export type PaymentActor = { id: number; tenantId: number };
 export type PaymentTenant = GatewayTenant & { title: string };
+/** A tenant whose payers can use the sandbox cashier now. */
+export type SandboxTenant = { id: number; code: string; title: string };
 
 /**
  * What a notification came to. Acknowledged as received: credited, credited_late, duplicate,
  * failed, expired, ignored. Refused (the gateway will retry, and the row tells the operator):
  * the rest.
  */
-export type NotifyOutcome = 'credited' | 'credited_late' | 'duplicate' | 'amount_mismatch' | 'failed' | 'expired' | 'ignored' | 'unknown_order';
+export type NotifyOutcome = 'credited' | 'credited_late' | 'duplicate' | 'amount_mismatch' | 'failed' | 'expired' | 'ignored' | 'unknown_order' | 'sandbox_disabled';
 const ACKNOWLEDGED: ReadonlySet<NotifyOutcome> = new Set(['credited', 'credited_late', 'duplicate', 'failed', 'expired', 'ignored']);
 
 export type NotifyAck = ReturnType<PaymentGateway['notifyAck']>;
@@ -41,25 +53,16 @@ const NO_GATEWAY_ACK: NotifyAck = { status: 400, contentType: 'text/plain', body
 
 export type ReconcileSummary = { checked: number; credited: number; expired: number; queryErrors: number };
 
-/**
- * Where a payment's gateway and payer are sent. Everything is under `base` (PUBLIC_URL, or the
- * origin the user's request came to), so a tenant on its own domain gets its own pages back.
- */
-export function paymentUrls(base: string, method: PaymentMethod, id: string) {
-  const root = base.replace(/\/+$/, '');
-  const q = encodeURIComponent(id);
-  return {
-    notifyUrl: `${root}/api/v1/payments/notify/${method}`,
-    returnUrl: `${root}/recharge/success?id=${q}`,
-    failureUrl: `${root}/recharge/failure?id=${q}`,
-    timeoutUrl: `${root}/recharge/timeout?id=${q}`,
-    rechargeUrl: `${root}/recharge/index`,
-  };
-}
-
 const isMethod = (m: string): m is PaymentMethod => (paymentMethods as readonly string[]).includes(m);
 
 const SECRET_HEADERS = new Set(['cookie', 'authorization', 'proxy-authorization']);
+/** Cuts a string to at most `bytes` bytes of UTF-8 without splitting a character. */
+function utf8Prefix(text: string, bytes: number): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= bytes) return text;
+  return buf.subarray(0, bytes).toString('utf8').replace(/\uFFFD+$/, '');
+}
+
 /** The headers kept with a notification: signatures and timestamps yes, credentials never. */
 function auditHeaders(headers: Record<string, string | undefined>): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !SECRET_HEADERS.has(k.toLowerCase())));
@@ -79,11 +82,21 @@ export function createPaymentService(deps: {
   clock: Clock;
   ledger: LedgerService;
   gateways: GatewayDirectory;
+  /** Where gateways and payers are sent (PUBLIC_URL or the tenant's configured host, never a request header). */
+  origins: PaymentOrigins;
+  /** SANDBOX_PAYMENTS: whether this installation allows the sandbox cashier at all. */
+  sandboxAllowed: boolean;
   /** Called after a credit commits, so cached balances are re-read. */
   onBalanceChanged?: (userId: number) => void;
 }) {
-  const { db, clock, ledger, gateways } = deps;
+  const { db, clock, ledger, gateways, origins, sandboxAllowed } = deps;
   const repo = createPaymentRepository(db);
+
+  /** The tenant's sandbox, read fresh from the database: switching it off applies at once. */
+  const sandboxOnFor = async (q: DbOrTx, tenantId: number): Promise<boolean> => {
+    const tenant = await createPaymentRepository(q).findTenant(tenantId);
+    return tenant !== undefined && sandboxEnabled(tenant.paymentSettings, sandboxAllowed);
+  };
 
   /**
    * The single path from "the gateway says paid/failed" to the payment's state and the ledger, in
@@ -95,6 +108,9 @@ export function createPaymentService(deps: {
     const r = createPaymentRepository(tx);
     const p = await r.lockById(paymentId);
     if (!p) return { outcome: 'unknown_order' };
+    // Sandbox money is free money: none is credited once the tenant's sandbox is off, whenever the
+    // payment was made.
+    if (p.method === 'sandbox' && report.status === 'paid' && !(await sandboxOnFor(tx, p.tenantId))) return { outcome: 'sandbox_disabled' };
     if (report.status === 'paid') {
       if (report.amount !== p.amount) return { outcome: 'amount_mismatch' };
       if (p.status === 'paid') return { outcome: 'duplicate' };
@@ -169,11 +185,15 @@ export function createPaymentService(deps: {
     const tenants = new Map<number, PaymentTenantRow | undefined>();
     for (const p of open) {
       let answer: QueryResult | undefined;
-      try {
-        answer = await (await gatewayOfPayment(p, tenants))?.queryPayment(outTradeNoOf(p.id));
-      } catch {
-        // Unreachable gateway or unusable settings: no answer this time.
-        summary.queryErrors++;
+      // A sandbox payment of a tenant whose sandbox is off is not asked about: it can only expire.
+      const ask = p.method !== 'sandbox' || (await sandboxOnFor(db, p.tenantId));
+      if (ask) {
+        try {
+          answer = await (await gatewayOfPayment(p, tenants))?.queryPayment(outTradeNoOf(p.id));
+        } catch {
+          // Unreachable gateway or unusable settings: no answer this time.
+          summary.queryErrors++;
+        }
       }
       if (answer?.status === 'paid' && answer.amount !== undefined) {
         const report: Report = { status: 'paid', amount: answer.amount, gatewayTradeNo: answer.gatewayTradeNo ?? '' };
@@ -206,15 +226,30 @@ export function createPaymentService(deps: {
   return {
     /** GET /payments/methods: what the tenant offers now. */
     methods(tenant: PaymentTenant): { method: PaymentMethod; name: string }[] {
-      return gateways.offered(tenant.paymentSettings).map((method) => ({ method, name: METHOD_NAMES[method] }));
+      return gateways
+        .offered(tenant.paymentSettings)
+        .filter((m) => m !== 'sandbox' || sandboxEnabled(tenant.paymentSettings, sandboxAllowed))
+        .map((method) => ({ method, name: METHOD_NAMES[method] }));
+    },
+
+    /** Tenants whose sandbox cashier is on now (the server warns about them at start). */
+    async sandboxTenants(): Promise<SandboxTenant[]> {
+      return (await repo.allTenants()).filter((t) => sandboxEnabled(t.paymentSettings, sandboxAllowed)).map(({ id, code, title }) => ({ id, code, title }));
+    },
+
+    /** GET /operate/payments?flag=late: the operator's tenant's payments credited after they had expired. */
+    async listFlagged(tenantId: number, page: number, pageSize: number): Promise<FlaggedPaymentsPage> {
+      const r = await repo.pageFlagged(tenantId, page, pageSize);
+      return { list: r.list.map(presentFlaggedPayment), total: r.total };
     },
 
     /**
      * A pending payment at the tenant's gateway for `method`, expiring in PAYMENT_TTL_MINUTES, with
      * where to pay (payUrl) or what to scan (qrCode).
      */
-    async create(actor: PaymentActor, tenant: PaymentTenant, input: CreatePaymentBody, ctx: { base: string; clientIp?: string }): Promise<Payment> {
+    async create(actor: PaymentActor, tenant: PaymentTenant, input: CreatePaymentBody, ctx: { requestHost?: string; clientIp?: string }): Promise<Payment> {
       if (actor.tenantId !== tenant.id) throw notFound();
+      if (input.method === 'sandbox' && !(await sandboxOnFor(db, tenant.id))) throw badRequest(PaymentMessages.methodUnavailable);
       let gateway: PaymentGateway | undefined;
       try {
         gateway = gateways.forTenant(tenant, input.method);
@@ -225,15 +260,19 @@ export function createPaymentService(deps: {
 
       const now = clock();
       // The row exists before the gateway hears of it: its id is the out_trade_no (outTradeNoOf).
-      const row = await repo.insert({
-        tenantId: actor.tenantId,
-        userId: actor.id,
-        method: input.method,
-        amount: input.amount,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + PAYMENT_TTL_MINUTES * 60_000),
-      });
-      const urls = paymentUrls(ctx.base, input.method, row.id);
+      const row = await repo.insertUnderCap(
+        {
+          tenantId: actor.tenantId,
+          userId: actor.id,
+          method: input.method,
+          amount: input.amount,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + PAYMENT_TTL_MINUTES * 60_000),
+        },
+        MAX_OPEN_PAYMENTS,
+      );
+      if (!row) throw tooMany(PaymentMessages.tooManyOpen, PAYMENT_TTL_MINUTES * 60);
+      const urls = paymentUrlsUnder(await origins.baseFor(actor.tenantId, ctx.requestHost), input.method, row.id);
       let checkout: CreatePaymentResult;
       try {
         checkout = await gateway.createPayment({
@@ -281,8 +320,21 @@ export function createPaymentService(deps: {
       if (!isMethod(method)) throw notFound();
       const receivedAt = clock();
       const headers = auditHeaders(req.headers);
+      const bodySha256 = crypto.createHash('sha256').update(req.rawBody, 'utf8').digest('hex');
+      const bodyBytes = Buffer.byteLength(req.rawBody, 'utf8');
       const record = (q: DbOrTx, verified: boolean, outcome: string, paymentId: string | null) =>
-        createPaymentRepository(q).insertNotification({ method, paymentId, verified, outcome: outcome.slice(0, 500), headers, body: req.rawBody, receivedAt });
+        createPaymentRepository(q).insertNotification({
+          method,
+          paymentId,
+          verified,
+          outcome: outcome.slice(0, 500),
+          headers,
+          // Unverified: from anyone, so bounded. Verified: a gateway's own words, kept whole.
+          body: verified ? req.rawBody : utf8Prefix(req.rawBody, NOTIFY_KEPT_BYTES),
+          bodySha256,
+          bodyBytes,
+          receivedAt,
+        });
 
       const candidates = await candidatesFor(method, req);
       let verified: { notify: VerifiedNotify; gateway: PaymentGateway; tenantId?: number } | undefined;

@@ -24,13 +24,11 @@ const LOGIN_FAILED = '手机号或密码错误';
 const DAY_MS = 86_400_000;
 /** How long another replica may still accept a token revoked elsewhere; see auth-cache.ts. */
 const AUTH_CACHE_MS = 5_000;
-const BALANCE_CACHE_MS = 1_000;
 
 export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: CaptchaGate; clock: Clock}) {
   const { db, clock } = deps;
   const repo = createUserRepository(db);
   const authCache = createAuthCache(AUTH_CACHE_MS);
-  const balances = new Map<number, { balance: number; until: number }>();
 
   const hashCode = (tenantId: number, phone: string, purpose: string, code: string) =>
     sha256(`sms:${tenantId}:${phone}:${purpose}:${code}`);
@@ -254,22 +252,6 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
       const revoked = await repo.revokeSessionsExcept(auth.user.id, auth.session.id, clock());
       authCache.evictUser(auth.user.id);
       return { revoked };
-    },
-
-    /** The balance for display (dropdown, dashboard): at most BALANCE_CACHE_MS old. */
-    async balanceOf(userId: number) {
-      const now = clock().getTime();
-      const hit = balances.get(userId);
-      if (hit && hit.until > now) return hit.balance;
-      const balance = await repo.balanceOf(userId);
-      if (balances.size > 20_000) balances.clear();
-      balances.set(userId, { balance, until: now + BALANCE_CACHE_MS });
-      return balance;
-    },
-
-    /** Called by whatever changes a balance in this process, so the next read is fresh. */
-    forgetBalance(userId: number) {
-      balances.delete(userId);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, gte, isNull, ne, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { loginThrottle, sessions, smsCodes, users, wallets } from '../../db/schema/user.ts';
+import { loginThrottle, sessions, smsCodes, users } from '../../db/schema/user.ts';
+import { createWalletRepository } from '../wallet/wallet.repository.ts';
 import type { SmsPurpose } from '@suanli/contract/user';
 
 export type UserRow = typeof users.$inferSelect;
@@ -19,7 +20,7 @@ export function createUserRepository(db: DbOrTx) {
     /** Inserts the user and its zero balance row; returns undefined when the phone is taken. */
     async insert(values: { tenantId: number; phone: string; userName: string; passwordHash: string; role?: 'user' | 'operator' }) {
       const [row] = await db.insert(users).values(values).onConflictDoNothing().returning();
-      if (row) await db.insert(wallets).values({ userId: row.id, tenantId: row.tenantId });
+      if (row) await createWalletRepository(db).open(row.id, row.tenantId);
       return row;
     },
     async updatePassword(userId: number, passwordHash: string): Promise<void> {
@@ -42,10 +43,6 @@ export function createUserRepository(db: DbOrTx) {
           throw err;
         });
       return rows.length === 1;
-    },
-    async balanceOf(userId: number): Promise<number> {
-      const rows = await db.select({ balance: wallets.balance }).from(wallets).where(eq(wallets.userId, userId)).limit(1);
-      return rows[0]?.balance ?? 0;
     },
 
     // sessions

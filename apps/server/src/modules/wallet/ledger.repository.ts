@@ -1,7 +1,6 @@
 import { and, count, desc, eq, gt, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { queryRows, type DbOrTx } from '../../db/client.ts';
-import { ledgerEntries, type LedgerKind } from '../../db/schema/wallet.ts';
-import { wallets } from '../../db/schema/user.ts';
+import { ledgerEntries, wallets, type LedgerKind } from '../../db/schema/wallet.ts';
 
 export type LedgerRow = typeof ledgerEntries.$inferSelect;
 export type LedgerFilter = { startTime?: Date; endTime?: Date; kind?: LedgerKind; direction?: 'income' | 'expense' };

@@ -70,7 +70,9 @@ export function createLedgerService(deps: { db: Db; clock: Clock; onBalanceChang
     /** Posts inside the caller's transaction (the caller's other writes commit with it), or in a new one. */
     async post(p: Posting, tx?: Tx): Promise<{ entry: LedgerRow; replayed: boolean }> {
       const result = await postIn(tx ?? db, p, tx);
-      deps.onBalanceChanged?.(p.userId);
+      // Only once committed: inside a caller's transaction a reader could still cache the old
+      // balance, so there the caller invalidates after its commit (payment.service's afterCommit).
+      if (!tx) deps.onBalanceChanged?.(p.userId);
       return result;
     },
 

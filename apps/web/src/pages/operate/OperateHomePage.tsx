@@ -12,6 +12,7 @@ import { useT } from '../../locales/i18n.ts';
 import { userDetailQuery } from '../../api/queries/user.ts';
 import { operateQuestionsQuery } from '../../api/queries/operate.ts';
 import { getErrorMessage } from '../../api/errors.ts';
+import { LatePaymentsCard } from './LatePaymentsCard.tsx';
 
 const STYLE_KEYS = ['classic', 'showcase', 'minimal'] as const;
 
@@ -175,6 +176,7 @@ export function OperateHomePage() {
         </div>
         <BrandingCard />
         <QuestionsCard />
+        <LatePaymentsCard />
       </Flex>
     );
 

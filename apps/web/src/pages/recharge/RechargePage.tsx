@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { Alert, Button, Card, Col, Empty, Flex, Form, InputNumber, Row, Skeleton, Typography } from 'antd';
+import { Alert, Button, Card, Col, Empty, Flex, Form, InputNumber, Row, Skeleton, Tag, Typography } from 'antd';
 import { ProfileOutlined, WalletOutlined } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -124,8 +124,21 @@ function RechargeForm({ onQr }: { onQr: (id: string) => void }) {
 
   const busy = create.isPending || redirecting;
 
+  const sandboxOffered = available.some((m) => m.method === 'sandbox');
+
   return (
     <Card data-testid="recharge-form">
+      {sandboxOffered && (
+        // The sandbox credits balance without taking money: say so before anyone pays with it.
+        <Alert
+          type="warning"
+          showIcon
+          style={{ marginBottom: 20 }}
+          title={t('wallet.recharge.sandboxBannerTitle')}
+          description={t('wallet.recharge.sandboxBanner')}
+          data-testid="recharge-sandbox-banner"
+        />
+      )}
       <div className={styles.sectionLabel}>{t('wallet.recharge.amount')}</div>
       <div className={styles.amounts} role="radiogroup" aria-label={t('wallet.recharge.amount')}>
         {PRESET_YUAN.map((yuan) => (
@@ -214,7 +227,14 @@ function RechargeForm({ onQr }: { onQr: (id: string) => void }) {
                   {look?.icon}
                 </span>
                 <span style={{ minWidth: 0 }}>
-                  <div className={styles.methodName}>{m.name || t(`wallet.methods.${m.method}`)}</div>
+                  <div className={styles.methodName}>
+                    {t(`wallet.methods.${m.method}`)}
+                    {m.method === 'sandbox' && (
+                      <Tag color="warning" style={{ marginInlineStart: 8 }} data-testid="recharge-sandbox-tag">
+                        {t('wallet.recharge.sandboxTag')}
+                      </Tag>
+                    )}
+                  </div>
                   <div className={styles.methodHint}>{t(`wallet.methodHints.${m.method}`)}</div>
                 </span>
               </button>

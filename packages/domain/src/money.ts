@@ -1,6 +1,8 @@
 /**
- * Exact conversions between the product's money unit (integer units of 0.0001 yuan) and what the
- * gateways speak: Alipay's yuan strings with two decimals ("100.00") and WeChat Pay's integer fen.
+ * The product's money unit and every conversion of it, in one place (server, web and contract
+ * import it from here): integer units of 0.0001 yuan (DESIGN §4, SPEC §9), what the gateways
+ * speak (Alipay's yuan strings with two decimals, "100.00"; WeChat Pay's integer fen) and what a
+ * payer types ("99.9").
  *
  * Everything is integer or BigInt arithmetic: a float division such as `units / 10000` can round
  * a large amount to the wrong yuan, and a payment off by one fen is a payment that never matches.
@@ -8,11 +10,12 @@
  * it means a bug upstream, never an amount to round.
  */
 
-export const UNITS_PER_YUAN = 10_000;
+/** Money travels as integer units of 0.0001 yuan: 1 yuan = 10000 units. */
+export const MONEY_UNITS_PER_YUAN = 10_000;
 /** 1 fen = 0.01 yuan = 100 units: the smallest amount either gateway can charge. */
 export const UNITS_PER_FEN = 100;
 
-const BIG_UNITS_PER_YUAN = BigInt(UNITS_PER_YUAN);
+const BIG_UNITS_PER_YUAN = BigInt(MONEY_UNITS_PER_YUAN);
 const BIG_UNITS_PER_FEN = BigInt(UNITS_PER_FEN);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -65,4 +68,33 @@ export function yuanToUnits(yuan: string): number {
   const units = BigInt(m[1]!) * BIG_UNITS_PER_YUAN + BigInt((m[2] ?? '').padEnd(2, '0')) * BIG_UNITS_PER_FEN;
   if (units > MAX_SAFE) throw new RangeError(`yuan amount ${yuan} is too large to hold in units`);
   return Number(units);
+}
+
+/** Whole yuan (a preset amount, a limit) -> units. Throws past the safe range. */
+export function wholeYuanToUnits(yuan: number): number {
+  assertAmount(yuan, 'amount (yuan)');
+  const units = BigInt(yuan) * BIG_UNITS_PER_YUAN;
+  if (units > MAX_SAFE) throw new RangeError(`amount ${yuan} yuan is too large to hold in units`);
+  return Number(units);
+}
+
+const TYPED = /^(\d+)(?:\.(\d*))?$/;
+
+/**
+ * A yuan amount as a person types it ('100', '99.9', '0.01', '1.') -> units, read from the digits
+ * so no float rounding creeps in. null when it is not a plain non-negative decimal or too large;
+ * `decimals` tells how many significant decimals were typed (the whole-fen rule is the caller's),
+ * and units is NaN past four of them.
+ */
+export function parseTypedYuan(input: string | number | null | undefined): { units: number; decimals: number } | null {
+  if (input === null || input === undefined) return null;
+  const text = (typeof input === 'number' ? String(input) : input).trim();
+  const m = TYPED.exec(text);
+  if (!m) return null;
+  const [, whole = '0', fraction = ''] = m;
+  const digits = fraction.replace(/0+$/, '');
+  if (digits.length > 4) return { units: Number.NaN, decimals: digits.length };
+  const units = BigInt(whole) * BIG_UNITS_PER_YUAN + BigInt(digits.padEnd(4, '0') || '0');
+  if (units > MAX_SAFE) return null;
+  return { units: Number(units), decimals: digits.length };
 }

@@ -1,0 +1,68 @@
+import { useState } from 'react';
+import { Alert, Button, Card, Empty, Flex, Table, Typography } from 'antd';
+import type { TableProps } from 'antd';
+import { ReloadOutlined } from '@ant-design/icons';
+import { useQuery } from '@tanstack/react-query';
+import type { FlaggedPayment } from '@suanli/contract/payment';
+import { formatDateTime, formatMoney } from '@suanli/domain/format';
+import { useT } from '../../locales/i18n.ts';
+import { operateLatePaymentsQuery } from '../../api/queries/operate.ts';
+import { getErrorMessage } from '../../api/errors.ts';
+
+/** The operator's list of payments credited after their expiry (money that arrived late), to reconcile by hand. */
+export function LatePaymentsCard() {
+  const { t } = useT();
+  const [page, setPage] = useState(1);
+  const [pageSize, setPageSize] = useState(10);
+  const query = useQuery(operateLatePaymentsQuery(page, pageSize));
+
+  const columns: TableProps<FlaggedPayment>['columns'] = [
+    { key: 'paidAt', title: t('wallet.latePayments.colPaidAt'), dataIndex: 'paidAt', width: 176, render: (v: string | null) => formatDateTime(v) },
+    { key: 'expiresAt', title: t('wallet.latePayments.colExpiresAt'), dataIndex: 'expiresAt', width: 176, render: (v: string) => formatDateTime(v) },
+    { key: 'user', title: t('wallet.latePayments.colUser'), dataIndex: 'userPhone', width: 128 },
+    { key: 'amount', title: t('wallet.latePayments.colAmount'), dataIndex: 'amount', width: 120, align: 'right', render: (v: number) => formatMoney(v) },
+    { key: 'method', title: t('wallet.latePayments.colMethod'), dataIndex: 'method', width: 104, render: (v: FlaggedPayment['method']) => t(`wallet.methods.${v}`) },
+    { key: 'tradeNo', title: t('wallet.latePayments.colTradeNo'), dataIndex: 'gatewayTradeNo', ellipsis: true, render: (v: string | null) => v ?? '—' },
+    { key: 'id', title: t('wallet.latePayments.colId'), dataIndex: 'id', ellipsis: true },
+  ];
+
+  return (
+    <Card
+      title={
+        <Flex gap={8} align="baseline">
+          {t('wallet.latePayments.title')}
+          {query.data && <Typography.Text type="secondary" style={{ fontSize: 13, fontWeight: 400 }}>{t('wallet.latePayments.total', { total: query.data.total })}</Typography.Text>}
+        </Flex>
+      }
+      extra={
+        <Button icon={<ReloadOutlined />} onClick={() => void query.refetch()} loading={query.isFetching} data-testid="operate-late-refresh">
+          {t('site.operate.refresh')}
+        </Button>
+      }
+      data-testid="operate-late-payments"
+    >
+      <Typography.Paragraph type="secondary">{t('wallet.latePayments.hint')}</Typography.Paragraph>
+      {query.isError && <Alert type="error" showIcon title={`${t('wallet.latePayments.loadFailed')}: ${getErrorMessage(query.error)}`} style={{ marginBottom: 16 }} />}
+      <Table<FlaggedPayment>
+        rowKey="id"
+        size="middle"
+        columns={columns}
+        dataSource={query.data?.list ?? []}
+        loading={query.isPending || (query.isFetching && query.isPlaceholderData)}
+        scroll={{ x: 'max-content' }}
+        locale={{ emptyText: query.isPending ? ' ' : <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('wallet.latePayments.empty')} /> }}
+        pagination={{
+          current: page,
+          pageSize,
+          total: query.data?.total ?? 0,
+          showSizeChanger: true,
+          pageSizeOptions: [10, 20, 50, 100],
+          onChange: (p, size) => {
+            setPage(size === pageSize ? p : 1);
+            setPageSize(size);
+          },
+        }}
+      />
+    </Card>
+  );
+}
