@@ -6,6 +6,14 @@ import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { engines } from '../helpers/db.ts';
 import { createTestClock } from '../helpers/clock.ts';
 import { createUser, randomPhone } from '../helpers/factories.ts';
+import { humanTrack, issueCaptcha, rightAnswer, secretOf } from '../helpers/captcha.ts';
+import type { CaptchaAnswer, CaptchaTrack } from '@suanli/contract/captcha';
+import { captchaTypes, type CaptchaType } from '@suanli/contract/tenant';
+import { seededInt, type IntSource } from '../../src/modules/captcha/images/random.ts';
+import { puzzleLayout } from '../../src/modules/captcha/images/puzzle.ts';
+import { rotateLayout } from '../../src/modules/captcha/images/rotate.ts';
+import { clickLayout } from '../../src/modules/captcha/images/click.ts';
+import { verifyCaptcha, type StoredAnswer } from '../../src/modules/captcha/captcha.verifier.ts';
 
 // Pass-through spies: the real argon2 runs, the tests see when.
 vi.mock('../../src/lib/password.ts', async (importOriginal) => {
@@ -208,5 +216,78 @@ describe('#12 per-IP limit on the hashing routes', () => {
     expect(reset.statusCode).toBe(429);
     // Other routes are not part of that budget.
     expect((await t.request({ method: 'GET', url: '/api/v1/crypto/public-key' })).statusCode).toBe(200);
+  });
+});
+
+describe('#10 captcha answers from someone who cannot see the picture', () => {
+  const CHALLENGES = 4000;
+  /** A challenge's secret as the server stores it, drawn from a seeded source instead of the CSPRNG. */
+  function secretFrom(type: CaptchaType, int: IntSource): StoredAnswer {
+    if (type === 'slide' || type === 'drag') return { type, ...puzzleLayout(type, int) };
+    if (type === 'rotate') return { type, ...rotateLayout(int).answer };
+    return { type, points: clickLayout(undefined, int).wanted.map((g) => ({ x: g.x, y: g.y })) };
+  }
+  /** What a script knows of a challenge (start, row, how many clicks), and its guess. */
+  function guess(secret: StoredAnswer, int: IntSource): CaptchaAnswer {
+    switch (secret.type) {
+      case 'slide':
+        return { x: int(0, 240), y: secret.y };
+      case 'drag':
+        return { x: int(0, 240), y: int(0, 160) };
+      case 'rotate':
+        return { angle: int(0, 359) };
+      case 'click':
+        return { points: secret.points.map((_, index) => ({ index, x: int(20, 280), y: int(20, 200) })) };
+    }
+  }
+  /** An even, machine-made record from the start to the guess. */
+  function evenTrack(secret: StoredAnswer, answer: CaptchaAnswer): CaptchaTrack {
+    if ('points' in answer) return answer.points.map((p, i) => [500 + i * 500, p.x, p.y]);
+    const from = 'angle' in answer ? [0, 0] : [secret.type === 'slide' || secret.type === 'drag' ? (secret.startX ?? 0) : 0, 'y' in answer ? answer.y : 0];
+    const to = 'angle' in answer ? [answer.angle, 0] : [answer.x, answer.y];
+    return Array.from({ length: 13 }, (_, i) => [i * 40, Math.round(from[0]! + ((to[0]! - from[0]!) * i) / 12), Math.round(from[1]! + ((to[1]! - from[1]!) * i) / 12)]);
+  }
+  function passRate(type: CaptchaType, record: (secret: StoredAnswer, answer: CaptchaAnswer) => CaptchaTrack) {
+    const int = seededInt(20261123 + type.length);
+    let passed = 0;
+    for (let i = 0; i < CHALLENGES; i++) {
+      const secret = secretFrom(type, int);
+      const answer = guess(secret, int);
+      if (verifyCaptcha(secret, answer, record(secret, answer), 30_000)) passed++;
+    }
+    return passed / CHALLENGES;
+  }
+
+  it.each(captchaTypes)('#10 %s: a guessed answer passes under 1 % without the widget record or with a made-up even one', (type) => {
+    expect(passRate(type, () => [])).toBeLessThan(0.01);
+    expect(passRate(type, evenTrack)).toBeLessThan(0.01);
+  });
+
+  it.each(['drag', 'click'] as const)('#10 %s: a guess passes under 1 % even with a hand-like record', (type) => {
+    expect(passRate(type, humanTrack)).toBeLessThan(0.01);
+  });
+
+  it.each(['slide', 'rotate'] as const)('#10 %s: a guess with a forged hand-like record is held to the one-axis bound', (type) => {
+    // One axis of ~240 px or ~320° answered within a few px or degrees: a forger who fakes a hand
+    // still has to land the guess; 13 % (slide) and 6 % (rotate) before.
+    expect(passRate(type, humanTrack)).toBeLessThan(0.035);
+  });
+
+  it('#10 the server refuses a right answer that comes without the widget record', async () => {
+    const t = await buildTestApp({ captcha: true });
+    try {
+      for (const type of captchaTypes) {
+        const c = await issueCaptcha(t, type);
+        const secret = await secretOf(t, c.key);
+        const bare = await t.request({ method: 'POST', url: '/user/captcha/check', payload: { key: c.key, answer: rightAnswer(secret) } });
+        expect(bare.statusCode).toBe(400);
+        const again = await issueCaptcha(t, type);
+        const s2 = await secretOf(t, again.key);
+        const ok = await t.request({ method: 'POST', url: '/user/captcha/check', payload: { key: again.key, answer: rightAnswer(s2), track: humanTrack(s2, rightAnswer(s2)) } });
+        expect(ok.statusCode, ok.body).toBe(200);
+      }
+    } finally {
+      await t.close();
+    }
   });
 });
