@@ -39,9 +39,21 @@ export const captchaAnswer = z.union([
 ], { error: '验证答案格式不正确' });
 export type CaptchaAnswer = z.infer<typeof captchaAnswer>;
 
+/**
+ * What the widget recorded while the user answered, as [t, a, b] samples: t in milliseconds
+ * (slide, drag, rotate: since the press; click: since the challenge was shown), then slide/drag:
+ * the piece's top-left (x, y) in image pixels; rotate: the turn in degrees and 0; click: each click
+ * (x, y), in click order. The server checks it is a plausible human record ending at the answer.
+ */
+export const captchaTrack = z
+  .array(z.tuple([z.number(), z.number(), z.number()]), { error: '验证轨迹格式不正确，请刷新后重试' })
+  .max(600, { error: '验证轨迹过长，请刷新后重试' });
+export type CaptchaTrack = z.infer<typeof captchaTrack>;
+
 export const captchaCheckBody = z.strictObject({
   key: z.string({ error: '验证码标识缺失或格式不正确' }).min(8, { error: '验证码标识格式不正确' }).max(64, { error: '验证码标识格式不正确' }),
   answer: captchaAnswer,
+  track: captchaTrack,
 });
 export type CaptchaCheckBody = z.infer<typeof captchaCheckBody>;
 

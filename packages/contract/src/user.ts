@@ -35,7 +35,12 @@ export const changePasswordBody = z.strictObject({
   newPassword: password,
 });
 
-export const changePhoneBody = z.strictObject({ phone, code: smsCode });
+export const changePhoneBody = z.strictObject({
+  phone,
+  code: smsCode,
+  /** The current password: a session alone can't move the account to another phone. */
+  password: z.string({ error: '请输入当前登录密码' }).min(1, { error: '请输入当前登录密码' }).max(128, { error: '密码长度不能超过 64 位' }),
+});
 
 export const loginResult = z.object({ token: z.string(), expiresAt: z.string() });
 

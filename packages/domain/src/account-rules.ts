@@ -13,6 +13,9 @@ export const AccountRules = {
   loginCaptchaAfterFailures: 3,
   loginLockAfterFailures: 10,
   loginLockMinutes: 15,
+  /** Wrong old passwords (password or phone change) before those checks lock. */
+  passwordCheckLockAfterFailures: 5,
+  passwordCheckLockMinutes: 15,
   sessionTtlDays: 7,
   /** How stale a session's last-seen may get before a request slides its expiry forward. */
   sessionTouchSeconds: 60,

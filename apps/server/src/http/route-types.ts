@@ -21,6 +21,11 @@ declare module 'fastify' {
 export const RATE_LIMITS = {
   captcha: { max: 40, timeWindow: '1 minute' },
   sendCode: { max: 20, timeWindow: '10 minutes' },
+  /**
+   * Every route that runs argon2 (sign-in, register, reset, password and phone change) shares one
+   * budget per IP, so one client can't keep the CPU hashing for everyone else.
+   */
+  hashing: { max: 30, timeWindow: '1 minute' },
   /** Gateways notify from a few addresses in bursts: generous, but every body is verified and kept. */
   notify: { max: 600, timeWindow: '1 minute' },
 } as const;

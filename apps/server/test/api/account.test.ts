@@ -77,11 +77,14 @@ describe.each(engines)('accounts on %s', (engine) => {
       await sendCode(phone, 'register');
     });
 
-    it('refuses a register code for a registered phone and sends nothing for an unknown sign-in phone', async () => {
+    it('answers a register code for a registered phone like any other; register then says it is taken', async () => {
       const { phone } = await register();
+      clock.advance(61_000);
       const res = await post('/user/send-code', { phone, purpose: 'register' });
-      expect(res.statusCode).toBe(409);
-      expect(res.json().msg).toBe('该手机号已注册，请直接登录');
+      expect(res.statusCode).toBe(200);
+      const taken = await post('/user/register', { phone, code: t.sms.lastCode(phone), password: PASSWORD }, { encrypted: true });
+      expect(taken.statusCode).toBe(409);
+      expect(taken.json().msg).toBe('该手机号已注册，请直接登录');
       const before = t.sms.sent.length;
       const unknown = await post('/user/send-code', { phone: freshPhone(), purpose: 'login' });
       expect(unknown.statusCode).toBe(200); // same answer as a known phone: phones can't be probed
@@ -285,7 +288,7 @@ describe.each(engines)('accounts on %s', (engine) => {
       const other = (await login(phone)).json().data.token as string;
       const wrongOld = await put('/api/v1/user/password', { oldPassword: 'Nope12345', newPassword: 'NewPassw0rd' }, { token, encrypted: true });
       expect(wrongOld.statusCode).toBe(400);
-      expect(wrongOld.json().msg).toBe('原密码不正确');
+      expect(wrongOld.json().msg).toBe('原密码不正确，还可尝试 4 次');
       const same = await put('/api/v1/user/password', { oldPassword: PASSWORD, newPassword: PASSWORD }, { token, encrypted: true });
       expect(same.json().msg).toBe('新密码不能与原密码相同');
       const ok = await put('/api/v1/user/password', { oldPassword: PASSWORD, newPassword: 'NewPassw0rd' }, { token, encrypted: true });
@@ -307,15 +310,17 @@ describe.each(engines)('accounts on %s', (engine) => {
       expect(reused.statusCode).toBe(400);
     });
 
-    it('changes the phone with a code sent to the new one; a taken phone is refused', async () => {
+    it('changes the phone with a code sent to the new one and the password; a taken phone is refused', async () => {
       const a = await register();
       const b = await register();
-      const taken = await post('/user/send-code', { phone: b.phone, purpose: 'change_phone' });
+      const takenCode = await sendCode(b.phone, 'change_phone');
+      const taken = await put('/api/v1/user/phoneNumber', { phone: b.phone, code: takenCode, password: PASSWORD }, { token: a.token, encrypted: true });
       expect(taken.statusCode).toBe(409);
+      expect(taken.json().msg).toBe('该手机号已被其他账号使用');
       const newPhone = freshPhone();
       const code = await sendCode(newPhone, 'change_phone');
-      const res = await put('/api/v1/user/phoneNumber', { phone: newPhone, code }, { token: a.token });
-      expect(res.statusCode).toBe(200);
+      const res = await put('/api/v1/user/phoneNumber', { phone: newPhone, code, password: PASSWORD }, { token: a.token, encrypted: true });
+      expect(res.statusCode, res.body).toBe(200);
       expect((await login(newPhone)).statusCode).toBe(200);
       expect((await login(a.phone)).statusCode).toBe(400);
     });

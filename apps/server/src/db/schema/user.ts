@@ -17,6 +17,9 @@ export const users = pgTable(
     role: text('role', { enum: userRoles }).notNull().default('user'),
     accountType: text('account_type', { enum: accountTypes }).notNull().default('personal'),
     realNameAuth: boolean('real_name_auth').notNull().default(false),
+    /** Wrong old passwords given by the signed-in user (password or phone change), reserved before the check. */
+    passwordFailures: integer('password_failures').notNull().default(0),
+    passwordLockedUntil: timestamp('password_locked_until', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

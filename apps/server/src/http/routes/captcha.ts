@@ -14,10 +14,11 @@ const summaries: Record<CaptchaType, string> = {
 
 const issueDescription =
   '返回 PNG（data URL）背景图 image 与缩略图 thumb，坐标以图片像素计。key 用于校验，2 分钟内有效且只能校验一次。' +
-  'slide：拼图块从 (0, thumbY) 出发水平移动；drag：从 (thumbX, thumbY) 出发任意拖动；rotate：thumb 为圆形图片，angle 恒为 0，用户顺时针旋转；click：words 为需依次点击的文字，thumb 为 150×40 的文字提示图。';
+  'slide：拼图块从 (thumbX, thumbY) 出发沿该行左右移动；drag：从 (thumbX, thumbY) 出发任意拖动；rotate：thumb 为圆形图片，angle 恒为 0，用户顺时针旋转；click：words 为需依次点击的文字，thumb 为 150×40 的文字提示图。';
 
 const checkDescription =
   'answer：click 为 {points:[{index,x,y}]}（index 为点击顺序，从 0 开始）；slide/drag 为拼图块左上角 {x,y}；rotate 为用户顺时针旋转的角度 {angle}。' +
+  'track：控件记录的操作轨迹 [[t, a, b], …]（slide/drag 为拼图块左上角 x、y，rotate 为角度与 0，click 为每次点击的 x、y；t 为毫秒），须是自起点到答案的合理操作过程。' +
   '答对返回一次性票据 ticket（2 分钟内有效），用于发送短信验证码或登录。';
 
 export function captchaRoutes(app: App, captcha: CaptchaService) {

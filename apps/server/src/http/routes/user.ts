@@ -13,7 +13,9 @@ import {
   sessionItem,
   userDetail,
 } from '@suanli/contract/user';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { Messages } from '@suanli/contract/errors';
+import { tooMany } from '../../lib/errors.ts';
 import { RATE_LIMITS, type App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
 import { authOf } from '../plugins/auth.ts';
@@ -24,21 +26,37 @@ import { presentUserDetail } from '../../modules/user/user.presenter.ts';
 const meta = (req: FastifyRequest) => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? '' });
 const done = okEnvelope(z.null());
 
+/**
+ * One per-IP budget (RATE_LIMITS.hashing) shared by every route that runs argon2, so a client
+ * can't move from one hashing route to the next; nothing when rate limits are off.
+ */
+function hashingBudget(app: App): onRequestAsyncHookHandler[] {
+  if (!app.hasDecorator('createRateLimit')) return [];
+  const limiter = app.createRateLimit(RATE_LIMITS.hashing);
+  return [
+    async (req) => {
+      const verdict = await limiter(req);
+      if (!verdict.isAllowed && verdict.isExceeded) throw tooMany(Messages.tooMany, verdict.ttlInSeconds);
+    },
+  ];
+}
+
 export function userRoutes(app: App, accounts: AccountService, wallet: WalletService) {
   const tags = ['用户'];
+  const hashing = hashingBudget(app);
   app.post('/user/send-code', { config: { rateLimit: RATE_LIMITS.sendCode }, schema: { tags, summary: '发送短信验证码', body: sendCodeBody, response: { 200: okEnvelope(sendCodeResult) } } }, async (req) =>
     ok(await accounts.sendCode(req.tenant.id, req.body)),
   );
 
   app.post(
     '/user/register',
-    { config: { encrypted: true, idempotent: true }, schema: { tags, summary: '注册（加密请求）', body: registerBody, response: { 200: okEnvelope(loginResult) } } },
+    { config: { encrypted: true, idempotent: true }, onRequest: hashing, schema: { tags, summary: '注册（加密请求）', body: registerBody, response: { 200: okEnvelope(loginResult) } } },
     async (req) => ok(await accounts.register(req.tenant.id, req.body, meta(req))),
   );
 
   app.post(
     '/user/login/password',
-    { config: { encrypted: true }, schema: { tags, summary: '密码登录（加密请求）', body: loginPasswordBody, response: { 200: okEnvelope(loginResult) } } },
+    { config: { encrypted: true }, onRequest: hashing, schema: { tags, summary: '密码登录（加密请求）', body: loginPasswordBody, response: { 200: okEnvelope(loginResult) } } },
     async (req) => ok(await accounts.loginWithPassword(req.tenant.id, req.body, meta(req))),
   );
 
@@ -50,7 +68,7 @@ export function userRoutes(app: App, accounts: AccountService, wallet: WalletSer
 
   app.put(
     '/user/password/find',
-    { config: { encrypted: true }, schema: { tags, summary: '找回密码（加密请求）', body: findPasswordBody, response: { 200: done } } },
+    { config: { encrypted: true }, onRequest: hashing, schema: { tags, summary: '找回密码（加密请求）', body: findPasswordBody, response: { 200: done } } },
     async (req) => {
       await accounts.resetPassword(req.tenant.id, req.body);
       return ok(null);
@@ -59,7 +77,7 @@ export function userRoutes(app: App, accounts: AccountService, wallet: WalletSer
 
   app.put(
     '/api/v1/user/password',
-    { config: { encrypted: true }, onRequest: app.requireUser, schema: { tags, summary: '修改密码（加密请求）', security: [{ bearer: [] }], body: changePasswordBody, response: { 200: done } } },
+    { config: { encrypted: true }, onRequest: [...hashing, app.requireUser], schema: { tags, summary: '修改密码（加密请求）', security: [{ bearer: [] }], body: changePasswordBody, response: { 200: done } } },
     async (req) => {
       await accounts.changePassword(authOf(req), req.body);
       return ok(null);
@@ -73,7 +91,7 @@ export function userRoutes(app: App, accounts: AccountService, wallet: WalletSer
 
   app.put(
     '/api/v1/user/phoneNumber',
-    { onRequest: app.requireUser, schema: { tags, summary: '更换手机号', security: [{ bearer: [] }], body: changePhoneBody, response: { 200: done } } },
+    { config: { encrypted: true }, onRequest: [...hashing, app.requireUser], schema: { tags, summary: '更换手机号（加密请求，需当前密码）', security: [{ bearer: [] }], body: changePhoneBody, response: { 200: done } } },
     async (req) => {
       await accounts.changePhone(authOf(req), req.body);
       return ok(null);

@@ -17,12 +17,12 @@ export function createCaptchaRepository(db: DbOrTx) {
      * Marks the challenge checked and returns it, once: a second call for the same id, or a call
      * from another tenant, finds nothing. The UPDATE is the lock, so two racing checks can't both win.
      */
-    async claimForCheck(tenantId: number, id: string, now: Date): Promise<Pick<CaptchaRow, 'id' | 'type' | 'answer' | 'expiresAt'> | undefined> {
+    async claimForCheck(tenantId: number, id: string, now: Date): Promise<Pick<CaptchaRow, 'id' | 'type' | 'answer' | 'createdAt' | 'expiresAt'> | undefined> {
       const [row] = await db
         .update(captchaChallenges)
         .set({ checkedAt: now })
         .where(and(eq(captchaChallenges.id, id), eq(captchaChallenges.tenantId, tenantId), isNull(captchaChallenges.checkedAt)))
-        .returning({ id: captchaChallenges.id, type: captchaChallenges.type, answer: captchaChallenges.answer, expiresAt: captchaChallenges.expiresAt });
+        .returning({ id: captchaChallenges.id, type: captchaChallenges.type, answer: captchaChallenges.answer, createdAt: captchaChallenges.createdAt, expiresAt: captchaChallenges.expiresAt });
       return row;
     },
 

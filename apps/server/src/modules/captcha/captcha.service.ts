@@ -1,4 +1,4 @@
-import type { CaptchaAnswer, CaptchaChallenge, CaptchaTicket } from '@suanli/contract/captcha';
+import type { CaptchaAnswer, CaptchaChallenge, CaptchaTicket, CaptchaTrack } from '@suanli/contract/captcha';
 import type { CaptchaType } from '@suanli/contract/tenant';
 import { AccountRules } from '@suanli/domain/account-rules';
 import type { Db } from '../../db/client.ts';
@@ -7,7 +7,7 @@ import { randomToken, sha256 } from '../../lib/crypto.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { createCaptchaRepository } from './captcha.repository.ts';
 import { renderChallenge } from './captcha.renderer.ts';
-import { isRightAnswer, storedAnswer } from './captcha.verifier.ts';
+import { storedAnswer, verifyCaptcha } from './captcha.verifier.ts';
 
 export const CaptchaMessages = {
   wrong: '验证失败，请重试',
@@ -47,17 +47,19 @@ export function createCaptchaService(deps: { db: Db; clock: Clock; enabled: bool
     },
 
     /**
-     * One check per challenge, right or wrong. A right answer earns a one-use ticket valid for the
+     * One check per challenge, right or wrong. The answer must come with the widget's record of
+     * how it was reached (captcha.verifier.ts isPlausibleTrack). A right answer earns a one-use ticket valid for the
      * captcha TTL from now, so a user who solved it late in its life still has time to use it.
      */
-    async check(tenantId: number, input: { key: string; answer: CaptchaAnswer }): Promise<CaptchaTicket> {
+    async check(tenantId: number, input: { key: string; answer: CaptchaAnswer; track: CaptchaTrack }): Promise<CaptchaTicket> {
       if (!UUID.test(input.key)) throw badRequest(CaptchaMessages.invalid);
       const now = deps.clock();
       const row = await repo.claimForCheck(tenantId, input.key, now);
       if (!row) throw badRequest(CaptchaMessages.invalid);
       if (row.expiresAt <= now) throw badRequest(CaptchaMessages.expired);
       const secret = storedAnswer.safeParse(row.answer);
-      if (!secret.success || secret.data.type !== row.type || !isRightAnswer(secret.data, input.answer)) throw badRequest(CaptchaMessages.wrong);
+      const elapsedMs = now.getTime() - row.createdAt.getTime();
+      if (!secret.success || secret.data.type !== row.type || !verifyCaptcha(secret.data, input.answer, input.track, elapsedMs)) throw badRequest(CaptchaMessages.wrong);
       const ticket = randomToken();
       await repo.grantTicket(row.id, sha256(ticket), new Date(now.getTime() + ttlMs));
       return { ticket };

@@ -7,7 +7,7 @@ import { AppError, badRequest, conflict, notFound, tooMany, unauthorized } from 
 import { randomDigits, randomToken, sha256, timingSafeEqualHex } from '../../lib/crypto.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../lib/password.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { createUserRepository, type SessionRow, type UserRow } from './user.repository.ts';
+import { createUserRepository, type SessionRow, type UserRepository, type UserRow } from './user.repository.ts';
 import { createAuthCache } from './auth-cache.ts';
 
 /** What the account service needs of captchas: spend a ticket issued for a solved challenge. */
@@ -38,11 +38,11 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
     if (!(await deps.captcha.consumeTicket(tenantId, ticket))) throw badRequest(msg, ErrorReason.CaptchaRequired);
   }
 
-  async function startSession(user: UserRow, meta: RequestMeta) {
+  async function startSession(user: UserRow, meta: RequestMeta, r: UserRepository = repo) {
     const token = randomToken();
     const now = clock();
     const expiresAt = new Date(now.getTime() + AccountRules.sessionTtlDays * DAY_MS);
-    await repo.insertSession({
+    await r.insertSession({
       tenantId: user.tenantId,
       userId: user.id,
       tokenHash: sha256(token),
@@ -53,6 +53,36 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
       expiresAt,
     });
     return { token, expiresAt: expiresAt.toISOString() };
+  }
+
+  const minutesUntil = (until: Date, now: Date) => Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 60_000));
+  const signInLocked = (minutes: number) =>
+    tooMany(`登录失败次数过多，账号已锁定，请 ${minutes} 分钟后再试`, minutes * 60, ErrorReason.AccountLocked);
+  const passwordChecksLocked = (minutes: number) =>
+    tooMany(`原密码错误次数过多，已暂停验证，请 ${minutes} 分钟后再试`, minutes * 60, ErrorReason.AccountLocked);
+
+  /**
+   * The signed-in user's current password, for password and phone changes. The check is reserved
+   * (counted) before argon2 runs, so parallel guesses can't get past the limit; 5 wrong lock the
+   * checks for 15 minutes. The hash is read fresh: the cached user may predate a change elsewhere.
+   */
+  async function checkOldPassword(auth: Authenticated, password: string) {
+    const { passwordCheckLockAfterFailures: lockAfter, passwordCheckLockMinutes: lockMinutes } = AccountRules;
+    const now = clock();
+    const reserved = await repo.reservePasswordCheck(auth.user.id, lockAfter, now);
+    if (reserved === undefined) {
+      const until = await repo.passwordLockOf(auth.user.id);
+      throw passwordChecksLocked(until && until > now ? minutesUntil(until, now) : lockMinutes);
+    }
+    const fresh = await repo.findById(auth.user.tenantId, auth.user.id);
+    if (!fresh || !(await verifyPassword(fresh.passwordHash, password))) {
+      if (reserved >= lockAfter) {
+        await repo.lockPasswordChecksIfExhausted(auth.user.id, lockAfter, new Date(now.getTime() + lockMinutes * 60_000));
+        throw passwordChecksLocked(lockMinutes);
+      }
+      throw badRequest(`原密码不正确，还可尝试 ${lockAfter - reserved} 次`);
+    }
+    await repo.clearPasswordChecks(auth.user.id);
   }
 
   /** Checks and spends the newest code of (phone, purpose) inside `tx`; a wrong try counts. */
@@ -86,11 +116,11 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
   return {
     async sendCode(tenantId: number, input: { phone: string; purpose: SmsPurpose; captchaTicket?: string }) {
       await requireCaptcha(tenantId, input.captchaTicket, '请先完成人机验证');
-      const existing = await repo.findByPhone(tenantId, input.phone);
-      if (input.purpose === 'register' && existing) throw conflict('该手机号已注册，请直接登录');
-      if (input.purpose === 'change_phone' && existing) throw conflict('该手机号已被其他账号使用');
-      // No account behind the phone for sign-in or reset: answer as if sent, so phones can't be probed.
-      const deliver = input.purpose === 'register' || input.purpose === 'change_phone' || Boolean(existing);
+      // The answer never depends on whether the phone has an account, so phones can't be probed:
+      // register and change_phone codes always go out (only the phone's owner learns, after the
+      // code, that it is taken); sign-in and reset codes go only to accounts, silently otherwise.
+      const deliver =
+        input.purpose === 'register' || input.purpose === 'change_phone' || Boolean(await repo.findByPhone(tenantId, input.phone));
       const code = randomDigits(AccountRules.smsCodeLength);
       await db.transaction(async (tx) => {
         const r = createUserRepository(tx);
@@ -122,9 +152,14 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
       return { retryAfterSeconds: AccountRules.smsResendSeconds };
     },
 
+    /** The code is spent before argon2 runs: a wrong code costs the server no hashing. */
     async register(tenantId: number, input: { phone: string; code: string; password: string; userName?: string }, meta: RequestMeta) {
+      await withCode(tenantId, input.phone, 'register', input.code, async () => undefined);
+      // Told only to whoever holds a code sent to the phone, i.e. its owner.
+      if (await repo.findByPhone(tenantId, input.phone)) throw conflict('该手机号已注册，请直接登录');
       const passwordHash = await hashPassword(input.password);
-      const user = await withCode(tenantId, input.phone, 'register', input.code, async (r) => {
+      const user = await db.transaction(async (tx) => {
+        const r = createUserRepository(tx);
         const row = await r.insert({ tenantId, phone: input.phone, passwordHash, userName: input.userName ?? `用户${input.phone.slice(-4)}` });
         if (!row) throw conflict('该手机号已注册，请直接登录');
         return row;
@@ -132,59 +167,76 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
       return startSession(user, meta);
     },
 
+    /**
+     * PRODUCT.md "Failed sign-ins", safe under concurrency: each password check is reserved
+     * (counted) in one statement before argon2 runs, so at most `loginCaptchaAfterFailures` checks
+     * run without a captcha and at most `loginLockAfterFailures` before the lock, however many
+     * requests race. A right password issues its session only if no lock was set meanwhile, in
+     * the transaction that clears the count.
+     */
     async loginWithPassword(tenantId: number, input: { phone: string; password: string; captchaTicket?: string }, meta: RequestMeta) {
+      const { loginCaptchaAfterFailures: captchaAfter, loginLockAfterFailures: lockAfter, loginLockMinutes } = AccountRules;
       const now = clock();
       const throttle = await repo.throttleOf(tenantId, input.phone);
-      if (throttle?.lockedUntil && throttle.lockedUntil > now) {
-        const minutes = Math.ceil((throttle.lockedUntil.getTime() - now.getTime()) / 60_000);
-        throw tooMany(`登录失败次数过多，账号已锁定，请 ${minutes} 分钟后再试`, minutes * 60, ErrorReason.AccountLocked);
+      if (throttle?.lockedUntil && throttle.lockedUntil > now) throw signInLocked(minutesUntil(throttle.lockedUntil, now));
+      const lockExpired = Boolean(throttle?.lockedUntil && throttle.lockedUntil <= now);
+      const captchaDue = deps.captcha.enabled && !lockExpired && (throttle?.failures ?? 0) >= captchaAfter;
+      let solvedCaptcha = !deps.captcha.enabled;
+      if (!solvedCaptcha && (captchaDue || input.captchaTicket)) {
+        solvedCaptcha = await deps.captcha.consumeTicket(tenantId, input.captchaTicket);
+        if (captchaDue && !solvedCaptcha) throw badRequest('登录失败次数较多，请先完成人机验证', ErrorReason.CaptchaRequired);
       }
-      const lockExpired = throttle?.lockedUntil && throttle.lockedUntil <= now;
-      if (!lockExpired && (throttle?.failures ?? 0) >= AccountRules.loginCaptchaAfterFailures) {
-        await requireCaptcha(tenantId, input.captchaTicket, '登录失败次数较多，请先完成人机验证');
+      const reserved = await repo.reserveAttempt(tenantId, input.phone, { captchaAfter, lockAfter, solvedCaptcha, now });
+      if (reserved === undefined) {
+        // Refused without a check: locked, every check before the lock taken, or a captcha due.
+        const latest = await repo.throttleOf(tenantId, input.phone);
+        if (latest?.lockedUntil && latest.lockedUntil > now) throw signInLocked(minutesUntil(latest.lockedUntil, now));
+        if ((latest?.failures ?? 0) >= lockAfter) throw signInLocked(loginLockMinutes);
+        throw badRequest('登录失败次数较多，请先完成人机验证', ErrorReason.CaptchaRequired);
       }
       const user = await repo.findByPhone(tenantId, input.phone);
       const good = user ? await verifyPassword(user.passwordHash, input.password) : (await burnPasswordCheck(input.password), false);
       if (!user || !good) {
-        const lockUntil = new Date(now.getTime() + AccountRules.loginLockMinutes * 60_000);
-        const row = await repo.recordFailure(tenantId, input.phone, AccountRules.loginLockAfterFailures, lockUntil, now);
-        if (row?.lockedUntil && row.lockedUntil > now) {
-          throw tooMany(`登录失败次数过多，账号已锁定，请 ${AccountRules.loginLockMinutes} 分钟后再试`, AccountRules.loginLockMinutes * 60, ErrorReason.AccountLocked);
+        if (reserved >= lockAfter) {
+          await repo.lockIfExhausted(tenantId, input.phone, lockAfter, new Date(now.getTime() + loginLockMinutes * 60_000));
+          throw signInLocked(loginLockMinutes);
         }
-        const needCaptcha = deps.captcha.enabled && (row?.failures ?? 0) >= AccountRules.loginCaptchaAfterFailures;
+        const needCaptcha = deps.captcha.enabled && reserved >= captchaAfter;
         throw badRequest(LOGIN_FAILED, needCaptcha ? ErrorReason.CaptchaNext : undefined);
       }
-      await repo.clearThrottle(tenantId, input.phone);
-      return startSession(user, meta);
+      return db.transaction(async (tx) => {
+        const r = createUserRepository(tx);
+        if (!(await r.releaseUnlessLocked(tenantId, input.phone, clock()))) throw signInLocked(loginLockMinutes);
+        return startSession(user, meta, r);
+      });
     },
 
+    /** A code proves the phone: a lock left by wrong passwords doesn't stand in its way, and goes. */
     async loginWithCode(tenantId: number, input: { phone: string; code: string }, meta: RequestMeta) {
-      const now = clock();
-      const throttle = await repo.throttleOf(tenantId, input.phone);
-      if (throttle?.lockedUntil && throttle.lockedUntil > now) {
-        throw tooMany('登录失败次数过多，账号已锁定，请稍后再试', (throttle.lockedUntil.getTime() - now.getTime()) / 1000, ErrorReason.AccountLocked);
-      }
       const user = await withCode(tenantId, input.phone, 'login', input.code, (r) => r.findByPhone(tenantId, input.phone));
       if (!user) throw badRequest(CODE_INVALID);
       await repo.clearThrottle(tenantId, input.phone);
       return startSession(user, meta);
     },
 
+    /** The code is spent before argon2 runs: a wrong code costs the server no hashing. */
     async resetPassword(tenantId: number, input: { phone: string; code: string; password: string }) {
+      const user = await withCode(tenantId, input.phone, 'reset', input.code, (r) => r.findByPhone(tenantId, input.phone));
+      if (!user) throw badRequest(CODE_INVALID);
       const passwordHash = await hashPassword(input.password);
-      await withCode(tenantId, input.phone, 'reset', input.code, async (r) => {
-        const user = await r.findByPhone(tenantId, input.phone);
-        if (!user) throw badRequest(CODE_INVALID);
+      await db.transaction(async (tx) => {
+        const r = createUserRepository(tx);
         await r.updatePassword(user.id, passwordHash);
         await r.revokeSessionsExcept(user.id, undefined, clock());
-        authCache.evictUser(user.id);
         await r.clearThrottle(tenantId, input.phone);
+        await r.clearPasswordChecks(user.id);
       });
+      authCache.evictUser(user.id);
     },
 
     async changePassword(auth: Authenticated, input: { oldPassword: string; newPassword: string }) {
-      if (!(await verifyPassword(auth.user.passwordHash, input.oldPassword))) throw badRequest('原密码不正确');
       if (input.oldPassword === input.newPassword) throw badRequest('新密码不能与原密码相同');
+      await checkOldPassword(auth, input.oldPassword);
       const passwordHash = await hashPassword(input.newPassword);
       await db.transaction(async (tx) => {
         const r = createUserRepository(tx);
@@ -194,10 +246,17 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
       authCache.evictUser(auth.user.id);
     },
 
-    async changePhone(auth: Authenticated, input: { phone: string; code: string }) {
+    /**
+     * A session alone can't move the account to another phone: the current password is asked
+     * (throttled like the password change), the new phone proves itself by code, and every other
+     * session is signed out, so whoever borrowed a session can't keep it.
+     */
+    async changePhone(auth: Authenticated, input: { phone: string; code: string; password: string }) {
       if (input.phone === auth.user.phone) throw badRequest('新手机号不能与当前手机号相同');
+      await checkOldPassword(auth, input.password);
       await withCode(auth.user.tenantId, input.phone, 'change_phone', input.code, async (r) => {
         if (!(await r.updatePhone(auth.user, input.phone))) throw conflict('该手机号已被其他账号使用');
+        await r.revokeSessionsExcept(auth.user.id, auth.session.id, clock());
       });
       authCache.evictUser(auth.user.id);
     },

@@ -148,23 +148,89 @@ export function createUserRepository(db: DbOrTx) {
         .limit(1);
       return rows[0];
     },
-    async recordFailure(tenantId: number, phone: string, lockAfter: number, lockUntil: Date, now: Date) {
+    /**
+     * Reserves one password check before the password is verified: one statement increments the
+     * count (starting afresh once a lock has run out), so concurrent sign-ins can't all read the
+     * same count. No reservation (undefined) while the phone is locked, once `lockAfter` checks
+     * are reserved, or past `captchaAfter` without a solved captcha. The returned count includes
+     * this check; a success clears it, a failure keeps it.
+     */
+    async reserveAttempt(tenantId: number, phone: string, opts: { captchaAfter: number; lockAfter: number; solvedCaptcha: boolean; now: Date }) {
+      const now = sql`${opts.now.toISOString()}::timestamptz`;
+      const expired = sql`(${loginThrottle.lockedUntil} is not null and ${loginThrottle.lockedUntil} <= ${now})`;
       const [row] = await db
         .insert(loginThrottle)
-        .values({ tenantId, phone, failures: 1, updatedAt: now })
+        .values({ tenantId, phone, failures: 1, updatedAt: opts.now })
         .onConflictDoUpdate({
           target: [loginThrottle.tenantId, loginThrottle.phone],
           set: {
-            failures: sql`case when ${loginThrottle.lockedUntil} is not null and ${loginThrottle.lockedUntil} <= ${now.toISOString()}::timestamptz then 1 else ${loginThrottle.failures} + 1 end`,
-            lockedUntil: sql`case when ${loginThrottle.lockedUntil} is not null and ${loginThrottle.lockedUntil} <= ${now.toISOString()}::timestamptz then null when ${loginThrottle.failures} + 1 >= ${lockAfter} then ${lockUntil.toISOString()}::timestamptz else ${loginThrottle.lockedUntil} end`,
-            updatedAt: now,
+            failures: sql`case when ${expired} then 1 else ${loginThrottle.failures} + 1 end`,
+            lockedUntil: sql`case when ${expired} then null else ${loginThrottle.lockedUntil} end`,
+            updatedAt: opts.now,
           },
+          setWhere: sql`${expired} or (${loginThrottle.lockedUntil} is null and ${loginThrottle.failures} < ${opts.lockAfter} and (${loginThrottle.failures} < ${opts.captchaAfter} or ${sql.raw(opts.solvedCaptcha ? 'true' : 'false')}))`,
         })
-        .returning();
-      return row;
+        .returning({ failures: loginThrottle.failures });
+      return row?.failures;
+    },
+    /** After a failed check: locks the phone once `lockAfter` checks have failed. */
+    async lockIfExhausted(tenantId: number, phone: string, lockAfter: number, lockUntil: Date): Promise<boolean> {
+      const rows = await db
+        .update(loginThrottle)
+        .set({ lockedUntil: lockUntil })
+        .where(and(eq(loginThrottle.tenantId, tenantId), eq(loginThrottle.phone, phone), gte(loginThrottle.failures, lockAfter), isNull(loginThrottle.lockedUntil)))
+        .returning({ phone: loginThrottle.phone });
+      return rows.length > 0;
+    },
+    /**
+     * After a right password: clears the count unless the phone got locked meanwhile (by checks
+     * that failed while this one ran). Takes the row lock, so call it in the transaction that
+     * issues the session. True when the sign-in may go ahead.
+     */
+    async releaseUnlessLocked(tenantId: number, phone: string, now: Date): Promise<boolean> {
+      const rows = await db
+        .select({ lockedUntil: loginThrottle.lockedUntil })
+        .from(loginThrottle)
+        .where(and(eq(loginThrottle.tenantId, tenantId), eq(loginThrottle.phone, phone)))
+        .for('update');
+      const lockedUntil = rows[0]?.lockedUntil;
+      if (lockedUntil && lockedUntil > now) return false;
+      await db.delete(loginThrottle).where(and(eq(loginThrottle.tenantId, tenantId), eq(loginThrottle.phone, phone)));
+      return true;
     },
     async clearThrottle(tenantId: number, phone: string): Promise<void> {
       await db.delete(loginThrottle).where(and(eq(loginThrottle.tenantId, tenantId), eq(loginThrottle.phone, phone)));
+    },
+
+    // old-password checks of signed-in users (password and phone changes)
+    /** Reserves one old-password check, like reserveAttempt; undefined while locked or exhausted. */
+    async reservePasswordCheck(userId: number, lockAfter: number, now: Date): Promise<number | undefined> {
+      const at = sql`${now.toISOString()}::timestamptz`;
+      const expired = sql`(${users.passwordLockedUntil} is not null and ${users.passwordLockedUntil} <= ${at})`;
+      const [row] = await db
+        .update(users)
+        .set({
+          passwordFailures: sql`case when ${expired} then 1 else ${users.passwordFailures} + 1 end`,
+          passwordLockedUntil: sql`case when ${expired} then null else ${users.passwordLockedUntil} end`,
+        })
+        .where(and(eq(users.id, userId), sql`(${expired} or (${users.passwordLockedUntil} is null and ${users.passwordFailures} < ${lockAfter}))`))
+        .returning({ failures: users.passwordFailures });
+      return row?.failures;
+    },
+    async passwordLockOf(userId: number): Promise<Date | null> {
+      const rows = await db.select({ until: users.passwordLockedUntil }).from(users).where(eq(users.id, userId)).limit(1);
+      return rows[0]?.until ?? null;
+    },
+    async lockPasswordChecksIfExhausted(userId: number, lockAfter: number, lockUntil: Date): Promise<boolean> {
+      const rows = await db
+        .update(users)
+        .set({ passwordLockedUntil: lockUntil })
+        .where(and(eq(users.id, userId), gte(users.passwordFailures, lockAfter), isNull(users.passwordLockedUntil)))
+        .returning({ id: users.id });
+      return rows.length > 0;
+    },
+    async clearPasswordChecks(userId: number): Promise<void> {
+      await db.update(users).set({ passwordFailures: 0, passwordLockedUntil: null }).where(eq(users.id, userId));
     },
   };
 }

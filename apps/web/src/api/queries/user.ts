@@ -70,11 +70,12 @@ export const useChangePassword = () => {
   });
 };
 
+/** Carries the current password (encrypted); the other devices are signed out afterwards. */
 export const useChangePhone = () => {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: z.input<typeof changePhoneBody>) => http.put<null>('/api/v1/user/phoneNumber', body, { silent: true }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: userKeys.detail() }),
+    mutationFn: (body: z.input<typeof changePhoneBody>) => http.put<null>('/api/v1/user/phoneNumber', body, { encrypt: true, silent: true }),
+    onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: userKeys.detail() }), qc.invalidateQueries({ queryKey: userKeys.sessions() })]),
   });
 };
 

@@ -1,19 +1,14 @@
-import type { CSSProperties, MouseEvent, ReactNode, Ref } from 'react';
+import type { CSSProperties, ImgHTMLAttributes, MouseEvent, ReactNode, Ref } from 'react';
+import type { CaptchaChallenge } from '@suanli/contract/captcha';
 import { Button, Flex, Spin, Tooltip, Typography, theme } from 'antd';
 import { CheckCircleFilled, CloseCircleFilled, ReloadOutlined } from '@ant-design/icons';
 import { useT } from '../../locales/i18n.ts';
-import type { CaptchaStatus } from './types.ts';
+import { pct, type CaptchaViewProps } from './types.ts';
 
-type FrameProps = {
+/** A view's own props pass straight through: `<CaptchaFrame {...props} title=… stage=… />`. */
+type FrameProps = Pick<CaptchaViewProps, 'data' | 'status' | 'message' | 'loading' | 'onRefresh'> & {
   title: ReactNode;
-  /** Width and height of the challenge image, in image pixels. */
-  width: number;
-  height: number;
-  status: CaptchaStatus;
-  message?: string;
-  loading?: boolean;
-  onRefresh(): void;
-  /** The image with its pieces; positioned children use percentages of the image. */
+  /** What lies over the challenge image (pieces, markers), placed in image pixels (see Piece). */
   stage: ReactNode;
   stageStyle?: CSSProperties;
   stageRef?: Ref<HTMLDivElement>;
@@ -24,10 +19,12 @@ type FrameProps = {
 
 /**
  * The common shell of the four captchas: the instruction with a refresh button, the image (at its
- * own size, shrinking on narrow screens), an optional slider, and the outcome line.
+ * own size, shrinking on narrow screens) with what lies over it, an optional slider, and the
+ * outcome line.
  */
-export function CaptchaFrame({ title, width, height, status, message, loading, onRefresh, stage, stageStyle, stageRef, onStageClick, footer }: FrameProps) {
+export function CaptchaFrame({ data, title, status, message, loading, onRefresh, stage, stageStyle, stageRef, onStageClick, footer }: FrameProps) {
   const { t } = useT();
+  const { width, height } = data;
   const { token } = theme.useToken();
   const outcome =
     status === 'success' ? (
@@ -70,6 +67,8 @@ export function CaptchaFrame({ title, width, height, status, message, loading, o
               ...stageStyle,
             }}
           >
+            {/* Not draggable, so the browser's own image drag never starts. */}
+            <img data-testid="captcha-image" src={data.image} alt={t('captcha.imageAlt')} draggable={false} style={{ display: 'block', width: '100%', height: '100%', pointerEvents: 'none' }} />
             {stage}
           </div>
         </Spin>
@@ -82,7 +81,27 @@ export function CaptchaFrame({ title, width, height, status, message, loading, o
   );
 }
 
-/** The challenge image filling the stage; not draggable, so the browser's image drag never starts. */
-export function StageImage({ src, alt }: { src: string; alt: string }) {
-  return <img data-testid="captcha-image" src={src} alt={alt} draggable={false} style={{ display: 'block', width: '100%', height: '100%', pointerEvents: 'none' }} />;
+/** A view can't take input while it waits for a verdict or a new challenge. */
+export const isInputDisabled = ({ status, loading }: Pick<CaptchaViewProps, 'status' | 'loading'>) => status !== 'idle' || Boolean(loading);
+
+type PieceProps = Omit<ImgHTMLAttributes<HTMLImageElement>, 'src'> & { data: CaptchaChallenge; x: number; y: number };
+
+/** The challenge's thumb laid over the image with its top-left at (x, y) image pixels, scaling with it. */
+export function Piece({ data, x, y, style, ...img }: PieceProps) {
+  return (
+    <img
+      data-testid="captcha-piece"
+      src={data.thumb}
+      draggable={false}
+      {...img}
+      style={{
+        position: 'absolute',
+        left: pct(x, data.width),
+        top: pct(y, data.height),
+        width: pct(data.thumbWidth, data.width),
+        height: pct(data.thumbHeight, data.height),
+        ...style,
+      }}
+    />
+  );
 }

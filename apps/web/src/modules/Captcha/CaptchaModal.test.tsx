@@ -83,7 +83,13 @@ describe('CaptchaModal', () => {
     // jsdom lays nothing out: the slider falls back to the nominal 300 px track, 260 px of travel.
     dragBy(slider, 130);
     await waitFor(() => expect(checkCalls()).toHaveLength(1));
-    expect(checkCalls()[0]?.[1]).toEqual({ key: c.key, answer: { x: 120, y: 80 } });
+    expect(checkCalls()[0]?.[1]).toEqual({ key: c.key, answer: { x: 120, y: 80 }, track: expect.any(Array) });
+    // The slider's record goes along: from the piece's start, along its row, ending at the answer.
+    const track = (checkCalls()[0]?.[1] as { track: [number, number, number][] }).track;
+    expect(track[0]?.slice(1)).toEqual([0, 80]);
+    expect(track.at(-1)?.slice(1)).toEqual([120, 80]);
+    expect(track.every(([, , y]) => y === 80)).toBe(true);
+    expect(track.map(([t]) => t)).toEqual([...track.map(([t]) => t)].sort((a, b) => a - b));
     expect(screen.getByTestId('captcha-piece').style.left).toBe('40%');
 
     await waitFor(() => expect(screen.getByTestId('captcha-result').dataset.status).toBe('success'));
@@ -138,6 +144,11 @@ describe('CaptchaModal', () => {
     expect(checkCalls()[0]?.[1]).toEqual({
       key: c.key,
       answer: { points: [{ index: 0, x: 50, y: 60 }, { index: 1, x: 150, y: 100 }, { index: 2, x: 250, y: 180 }] },
+      track: [
+        [expect.any(Number), 50, 60],
+        [expect.any(Number), 150, 100],
+        [expect.any(Number), 250, 180],
+      ],
     });
   });
 
@@ -151,7 +162,10 @@ describe('CaptchaModal', () => {
     expect(screen.getByText('请拖动拼图块完成拼图')).toBeTruthy();
     dragBy(piece, -150, 500);
     await waitFor(() => expect(checkCalls()).toHaveLength(1));
-    expect(checkCalls()[0]?.[1]).toEqual({ key: c.key, answer: { x: 50, y: 160 } });
+    expect(checkCalls()[0]?.[1]).toEqual({ key: c.key, answer: { x: 50, y: 160 }, track: expect.any(Array) });
+    const track = (checkCalls()[0]?.[1] as { track: [number, number, number][] }).track;
+    expect(track[0]?.slice(1)).toEqual([200, 80]);
+    expect(track.at(-1)?.slice(1)).toEqual([50, 160]);
   });
 
   it('rotate: the slider turns the round image, and the turn is sent in degrees', async () => {
@@ -165,7 +179,9 @@ describe('CaptchaModal', () => {
     dragBy(slider, 65);
     expect(screen.getByTestId('captcha-piece').style.transform).toBe('rotate(90deg)');
     await waitFor(() => expect(checkCalls()).toHaveLength(1));
-    expect(checkCalls()[0]?.[1]).toEqual({ key: c.key, answer: { angle: 90 } });
+    expect(checkCalls()[0]?.[1]).toEqual({ key: c.key, answer: { angle: 90 }, track: expect.any(Array) });
+    const track = (checkCalls()[0]?.[1] as { track: [number, number, number][] }).track;
+    expect([track[0]?.[1], track.at(-1)?.[1]]).toEqual([0, 90]);
   });
 
   it('refresh asks for a new challenge', async () => {

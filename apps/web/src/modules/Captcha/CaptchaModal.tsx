@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { Button, Flex, Modal, Result, Skeleton } from 'antd';
 import { useQuery } from '@tanstack/react-query';
-import type { CaptchaAnswer } from '@suanli/contract/captcha';
+import type { CaptchaAnswer, CaptchaTrack } from '@suanli/contract/captcha';
 import type { CaptchaType } from '@suanli/contract/tenant';
 import { captchaChallengeQuery, useCheckCaptcha } from '../../api/queries/captcha.ts';
 import { getErrorMessage } from '../../api/errors.ts';
@@ -76,11 +76,11 @@ export function CaptchaModal({ open, type, onSuccess, onCancel }: CaptchaModalPr
   }, [open]);
 
   const data = query.data;
-  const onCheck = (answer: CaptchaAnswer) => {
+  const onCheck = (answer: CaptchaAnswer, track: CaptchaTrack) => {
     if (!data || status !== 'idle') return;
     setStatus('checking');
     check.mutate(
-      { key: data.key, answer },
+      { key: data.key, answer, track },
       {
         onSuccess: ({ ticket }) => {
           setStatus('success');

@@ -3,6 +3,7 @@ import { theme } from 'antd';
 import { ArrowRightOutlined, CheckOutlined, CloseOutlined } from '@ant-design/icons';
 import { useT } from '../../locales/i18n.ts';
 import { usePointerDrag } from './usePointerDrag.ts';
+import { useTrack, type TrackSample } from './useTrack.ts';
 import { clamp, type CaptchaStatus } from './types.ts';
 
 const HANDLE = 40;
@@ -11,8 +12,13 @@ type SliderProps = {
   /** Position of the handle, 0 (left) to 1 (right). */
   value: number;
   onChange(value: number): void;
-  /** The user let go (or pressed Enter), with the position at that moment: time to check. */
-  onRelease(value: number): void;
+  /**
+   * The user let go (or pressed Enter) after moving the handle, with the position at that moment
+   * and the record of the way there: time to check. A press that moved nothing reports nothing.
+   */
+  onRelease(value: number, track: TrackSample[]): void;
+  /** A position in the answer's units (image px, degrees), as the record keeps it. */
+  toSample(value: number): [number, number];
   status: CaptchaStatus;
   disabled: boolean;
   /** aria-valuetext, e.g. the angle for rotate. */
@@ -20,16 +26,23 @@ type SliderProps = {
 };
 
 /** The track and handle under slide and rotate; the handle follows the finger exactly. */
-export function CaptchaSlider({ value, onChange, onRelease, status, disabled, valueText }: SliderProps) {
+export function CaptchaSlider({ value, onChange, onRelease, toSample, status, disabled, valueText }: SliderProps) {
   const { t } = useT();
   const { token } = theme.useToken();
   const track = useRef<HTMLDivElement>(null);
   const from = useRef(0);
   // The position as last set, read on release: the render with the last move may not have happened yet.
   const current = useRef(value);
+  const record = useTrack();
   const set = (v: number) => {
     current.current = v;
+    record.add(...toSample(v));
     onChange(v);
+  };
+  const release = (v: number) => {
+    const samples = record.end(...toSample(v));
+    record.reset();
+    if (samples.length >= 2) onRelease(v, samples);
   };
   const [active, setActive] = useState(false);
 
@@ -37,6 +50,7 @@ export function CaptchaSlider({ value, onChange, onRelease, status, disabled, va
     onStart() {
       from.current = value;
       current.current = value;
+      record.begin(...toSample(value));
       setActive(true);
     },
     onMove(dx) {
@@ -46,16 +60,19 @@ export function CaptchaSlider({ value, onChange, onRelease, status, disabled, va
     },
     onEnd() {
       setActive(false);
-      onRelease(current.current);
+      if (current.current !== from.current) release(current.current);
+      else record.reset();
     },
   });
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (disabled) return;
-    const step = e.shiftKey ? 0.1 : 0.01;
-    if (e.key === 'ArrowRight' || e.key === 'ArrowUp') set(clamp(value + step, 0, 1));
-    else if (e.key === 'ArrowLeft' || e.key === 'ArrowDown') set(clamp(value - step, 0, 1));
-    else if (e.key === 'Enter' || e.key === ' ') onRelease(value);
+    const step = e.shiftKey ? 0.05 : 0.004;
+    const move = e.key === 'ArrowRight' || e.key === 'ArrowUp' ? step : e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -step : 0;
+    if (move) {
+      record.ensure(...toSample(value));
+      set(clamp(value + move, 0, 1));
+    } else if (e.key === 'Enter' || e.key === ' ') release(value);
     else return;
     e.preventDefault();
   };

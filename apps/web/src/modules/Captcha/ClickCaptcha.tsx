@@ -1,23 +1,30 @@
-import { useState, type MouseEvent } from 'react';
+import { useEffect, useRef, useState, type MouseEvent } from 'react';
 import { Flex, Typography, theme } from 'antd';
 import { useT } from '../../locales/i18n.ts';
-import { CaptchaFrame, StageImage } from './CaptchaFrame.tsx';
+import { CaptchaFrame, isInputDisabled } from './CaptchaFrame.tsx';
+import type { TrackSample } from './useTrack.ts';
 import { pct, type CaptchaViewProps } from './types.ts';
 
-type Point = { x: number; y: number };
+/** A click in image pixels, and when it came (ms since the challenge was shown). */
+type Point = { x: number; y: number; t: number };
 
 /**
  * 点选: the title names the characters (the 150×40 thumb shows them as drawn); each click on the
  * image drops a numbered marker, clicking a marker takes it and the later ones back, and the
  * answer is sent as soon as there is one click per character. Clicks come from mouse and touch alike.
  */
-export function ClickCaptcha({ data, status, message, loading, onCheck, onRefresh }: CaptchaViewProps) {
+export function ClickCaptcha(props: CaptchaViewProps) {
+  const { data, status, onCheck } = props;
   const { t } = useT();
   const { token } = theme.useToken();
   const [points, setPoints] = useState<Point[]>([]);
+  const shownAt = useRef(0);
+  useEffect(() => {
+    shownAt.current = performance.now();
+  }, []);
   const words = data.words ?? [];
   const needed = words.length || 1;
-  const disabled = status !== 'idle' || Boolean(loading);
+  const disabled = isInputDisabled(props);
 
   const onStageClick = (e: MouseEvent<HTMLDivElement>) => {
     if (disabled || points.length >= needed) return;
@@ -25,10 +32,13 @@ export function ClickCaptcha({ data, status, message, loading, onCheck, onRefres
     // The image may be shown smaller than its real size; answers are in image pixels.
     const scaleX = rect.width ? data.width / rect.width : 1;
     const scaleY = rect.height ? data.height / rect.height : 1;
-    const p = { x: Math.round((e.clientX - rect.left) * scaleX), y: Math.round((e.clientY - rect.top) * scaleY) };
+    const p = { x: Math.round((e.clientX - rect.left) * scaleX), y: Math.round((e.clientY - rect.top) * scaleY), t: Math.round(performance.now() - shownAt.current) };
     const next = [...points, p];
     setPoints(next);
-    if (next.length === needed) onCheck({ points: next.map((q, index) => ({ index, ...q })) });
+    if (next.length === needed) {
+      const track = next.map((q): TrackSample => [q.t, q.x, q.y]);
+      onCheck({ points: next.map((q, index) => ({ index, x: q.x, y: q.y })) }, track);
+    }
   };
 
   const undoFrom = (i: number) => (e: MouseEvent) => {
@@ -53,17 +63,11 @@ export function ClickCaptcha({ data, status, message, loading, onCheck, onRefres
           />
         </Flex>
       }
-      width={data.width}
-      height={data.height}
-      status={status}
-      message={message}
-      loading={loading}
-      onRefresh={onRefresh}
+      {...props}
       onStageClick={onStageClick}
       stageStyle={{ cursor: disabled ? 'default' : 'crosshair', touchAction: 'manipulation' }}
       stage={
         <>
-          <StageImage src={data.image} alt={t('captcha.imageAlt')} />
           {points.map((p, i) => (
             <button
               key={i}

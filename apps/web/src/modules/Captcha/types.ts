@@ -1,4 +1,4 @@
-import type { CaptchaAnswer, CaptchaChallenge } from '@suanli/contract/captcha';
+import type { CaptchaAnswer, CaptchaChallenge, CaptchaTrack } from '@suanli/contract/captcha';
 
 /** idle: waiting for the user; checking: answer sent; success/fail: the server's verdict. */
 export type CaptchaStatus = 'idle' | 'checking' | 'success' | 'fail';
@@ -11,8 +11,11 @@ export type CaptchaViewProps = {
   message?: string;
   /** A new challenge is on its way: the view is shown dimmed and ignores input. */
   loading?: boolean;
-  /** Called once with the user's answer; the view then waits for `status` to change. */
-  onCheck(answer: CaptchaAnswer): void;
+  /**
+   * Called once with the user's answer and the record of how it was reached (useTrack); the view
+   * then waits for `status` to change.
+   */
+  onCheck(answer: CaptchaAnswer, track: CaptchaTrack): void;
   onRefresh(): void;
 };
 

@@ -1,4 +1,4 @@
-import { Form, Input } from 'antd';
+import { Alert, Form, Input } from 'antd';
 import { MobileOutlined } from '@ant-design/icons';
 import { useT } from '../../locales/i18n.ts';
 import type { SmsPurpose } from '@suanli/contract/user';
@@ -28,6 +28,12 @@ export function PhoneField({ testId, withLabel = false }: { testId: string; with
 
 /** An error shown above a sign-in form: what failed and why. */
 export type FormError = { title: string; message: string } | null;
+
+/** The alert above a sign-in or sign-up form, when there is an error to show. */
+export function FormErrorAlert({ error, testId }: { error: FormError; testId: string }) {
+  if (!error) return null;
+  return <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid={testId} />;
+}
 
 /**
  * The `code` field with its 获取验证码 button; a failure to send lands in the form's error

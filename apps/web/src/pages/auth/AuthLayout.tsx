@@ -2,22 +2,32 @@ import type { ReactNode } from 'react';
 import { Button } from 'antd';
 import { CheckOutlined, HomeOutlined } from '@ant-design/icons';
 import { LanguageSwitch } from '../../modules/LanguageSwitch.tsx';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { useT } from '../../locales/i18n.ts';
 import { useTenant } from '../../modules/tenant.tsx';
 import styles from './AuthLayout.module.css';
 
-type Props = { heading: string; subheading: string; footer?: ReactNode; children: ReactNode };
+type AuthPage = 'login' | 'register';
+type Props = { page: AuthPage; children: ReactNode };
+
+/** Each page's way to the other one, keeping ?redirect=… so the visitor still lands where they meant to. */
+const switchTo = {
+  login: { question: 'auth.login.noAccount', link: 'auth.login.toRegister', path: '/register', testId: 'login-to-register' },
+  register: { question: 'auth.register.hasAccount', link: 'auth.register.toLogin', path: '/login', testId: 'register-to-login' },
+} as const;
 
 /**
- * The split sign-in / sign-up screen: the tenant's brand panel on the left (gradient in its
- * primary colour, slogan, selling points), the form card on the right.
+ * The one layout of sign-in and sign-up: the tenant's brand panel on the left (gradient in its
+ * primary colour, slogan, selling points), the form card on the right with the page's heading,
+ * its form, and the link to the other page.
  */
-export function AuthLayout({ heading, subheading, footer, children }: Props) {
+export function AuthLayout({ page, children }: Props) {
   const { t } = useT();
   const tenant = useTenant();
   const navigate = useNavigate();
+  const location = useLocation();
   const company = tenant.config.companyName || tenant.title;
+  const other = switchTo[page];
 
   return (
     <div className={styles.page}>
@@ -51,10 +61,15 @@ export function AuthLayout({ heading, subheading, footer, children }: Props) {
         <div className={styles.center}>
           <section className={styles.card}>
             {tenant.login_logo ? <img className={styles.cardLogo} src={tenant.login_logo} alt={tenant.title} /> : null}
-            <h2 className={styles.heading}>{heading}</h2>
-            <p className={styles.subheading}>{subheading}</p>
+            <h2 className={styles.heading}>{t(`auth.${page}.heading`)}</h2>
+            <p className={styles.subheading}>{t(`auth.${page}.subheading`)}</p>
             {children}
-            {footer && <div className={styles.footer}>{footer}</div>}
+            <div className={styles.footer}>
+              {t(other.question)}{' '}
+              <Link to={{ pathname: other.path, search: location.search }} style={{ color: 'var(--brand)' }} data-testid={other.testId}>
+                {t(other.link)}
+              </Link>
+            </div>
           </section>
         </div>
       </main>

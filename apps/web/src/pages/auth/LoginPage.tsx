@@ -1,7 +1,7 @@
 import { lazy, Suspense, useRef, useState } from 'react';
 import { Alert, Button, Flex, Form, Input, Segmented } from 'antd';
 import { LockOutlined } from '@ant-design/icons';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import { ErrorReason } from '@suanli/contract/errors';
 import { useLoginCode, useLoginPassword } from '../../api/queries/user.ts';
 import { toApiError } from '../../api/errors.ts';
@@ -9,17 +9,12 @@ import { afterLoginPath } from '../../guards.ts';
 import { t as translate, useT } from '../../locales/i18n.ts';
 import { AuthLayout } from './AuthLayout.tsx';
 import { useCaptchaGate } from './useCaptchaGate.tsx';
-import { iconStyle, PhoneField, SmsCodeField, type FormError } from './AuthFields.tsx';
+import { FormErrorAlert, iconStyle, PhoneField, SmsCodeField, type FormError } from './AuthFields.tsx';
 import { loginPasswordRules } from './rules.ts';
 
 type PasswordValues = { phone: string; password: string };
 type CodeValues = { phone: string; code: string };
 
-
-function ErrorAlert({ error, testId }: { error: FormError; testId: string }) {
-  if (!error) return null;
-  return <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid={testId} />;
-}
 
 /** A failed sign-in for the form's alert; a lock gets its own title (the message says how long). */
 function signInError(err: unknown): NonNullable<FormError> {
@@ -87,7 +82,7 @@ function PasswordLoginForm({ phone, onPhoneChange, onForgot }: { phone: string; 
       onValuesChange={(changed: Partial<PasswordValues>) => changed.phone !== undefined && onPhoneChange(changed.phone)}
       onFinish={(v) => void submit(v)}
     >
-      <ErrorAlert error={error} testId="login-error" />
+      <FormErrorAlert error={error} testId="login-error" />
       <PhoneField testId="login-phone" />
       <Form.Item name="password" rules={loginPasswordRules()}>
         <Input.Password
@@ -141,7 +136,7 @@ function CodeLoginForm({ phone, onPhoneChange }: { phone: string; onPhoneChange:
       onValuesChange={(changed: Partial<CodeValues>) => changed.phone !== undefined && onPhoneChange(changed.phone)}
       onFinish={(v) => void submit(v)}
     >
-      <ErrorAlert error={error} testId="login-code-error" />
+      <FormErrorAlert error={error} testId="login-code-error" />
       <PhoneField testId="login-code-phone" />
       <SmsCodeField purpose="login" testIdPrefix="login" onError={setError} />
       <Form.Item style={{ marginBottom: 12 }}>
@@ -172,17 +167,7 @@ export function LoginPage() {
   const redirected = new URLSearchParams(location.search).has('redirect');
 
   return (
-    <AuthLayout
-      heading={t('auth.login.heading')}
-      subheading={t('auth.login.subheading')}
-      footer={
-        <>
-          {t('auth.login.noAccount')} <Link to={{ pathname: '/register', search: location.search }} style={{ color: 'var(--brand)' }} data-testid="login-to-register">
-            {t('auth.login.toRegister')}
-          </Link>
-        </>
-      }
-    >
+    <AuthLayout page="login">
       {redirected && <Alert type="info" showIcon title={t('auth.login.redirectHint')} style={{ marginBottom: 16 }} data-testid="login-redirect-hint" />}
       {/* A segmented switch rather than antd Tabs: same behaviour, a much smaller first page load. */}
       <Segmented<LoginTab>

@@ -1,14 +1,14 @@
 import { useState } from 'react';
-import { Alert, App, Button, Checkbox, Form, Input } from 'antd';
+import { App, Button, Checkbox, Form, Input } from 'antd';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
-import { Link, useLocation, useNavigate } from 'react-router';
+import { useLocation, useNavigate } from 'react-router';
 import { useRegister } from '../../api/queries/user.ts';
 import { getErrorMessage } from '../../api/errors.ts';
 import { afterLoginPath } from '../../guards.ts';
 import { useT } from '../../locales/i18n.ts';
 import { AgreementModal, type AgreementKind } from './AgreementModal.tsx';
 import { AuthLayout } from './AuthLayout.tsx';
-import { iconStyle, PhoneField, SmsCodeField } from './AuthFields.tsx';
+import { FormErrorAlert, iconStyle, PhoneField, SmsCodeField, type FormError } from './AuthFields.tsx';
 import { confirmRules, newPasswordRules, userNameRules } from './rules.ts';
 
 type Values = { phone: string; code: string; password: string; confirm: string; userName?: string; agree: boolean };
@@ -22,7 +22,7 @@ export function RegisterPage() {
   const location = useLocation();
   const [form] = Form.useForm<Values>();
   const register = useRegister();
-  const [error, setError] = useState<{ title: string; message: string } | null>(null);
+  const [error, setError] = useState<FormError>(null);
   const [reading, setReading] = useState<AgreementKind | null>(null);
 
   async function submit(values: Values) {
@@ -52,19 +52,9 @@ export function RegisterPage() {
   );
 
   return (
-    <AuthLayout
-      heading={t('auth.register.heading')}
-      subheading={t('auth.register.subheading')}
-      footer={
-        <>
-          {t('auth.register.hasAccount')} <Link to={{ pathname: '/login', search: location.search }} style={{ color: 'var(--brand)' }} data-testid="register-to-login">
-            {t('auth.register.toLogin')}
-          </Link>
-        </>
-      }
-    >
+    <AuthLayout page="register">
       <Form form={form} size="large" requiredMark={false} onFinish={(v) => void submit(v)} initialValues={{ agree: false }}>
-        {error && <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid="register-error" />}
+        <FormErrorAlert error={error} testId="register-error" />
         <PhoneField testId="register-phone" />
         <SmsCodeField purpose="register" testIdPrefix="register" onError={setError} />
         <Form.Item name="password" rules={newPasswordRules()} hasFeedback>

@@ -1,7 +1,7 @@
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { drawBackground, toPngDataUrl } from './background.ts';
 import { cjkFontFamily, LATIN_FONT_STACK } from './fonts.ts';
-import { rand, secureInt, securePick } from './random.ts';
+import { rand, secureInt, securePick, type IntSource } from './random.ts';
 import { CaptchaSize, type ChallengeView } from './sizes.ts';
 
 /** Common characters with clear, distinct shapes (no look-alike pairs such as 日/曰, 己/已). */
@@ -18,14 +18,14 @@ const MIN_GAP = 56;
 const EDGE = 26;
 
 /** Spreads `n` glyph centres over the picture, none closer than MIN_GAP, so clicks can't be ambiguous. */
-function placeGlyphs(chars: string[], width: number, height: number): Glyph[] {
+function placeGlyphs(chars: string[], width: number, height: number, int: IntSource): Glyph[] {
   const placed: Glyph[] = [];
   for (const char of chars) {
     let best: { x: number; y: number } | undefined;
     let bestGap = -1;
     // Rejection sampling; keep the most spread-out candidate if the picture gets crowded.
     for (let tries = 0; tries < 60; tries++) {
-      const p = { x: secureInt(EDGE, width - EDGE), y: secureInt(EDGE, height - EDGE) };
+      const p = { x: int(EDGE, width - EDGE), y: int(EDGE, height - EDGE) };
       const gap = Math.min(Infinity, ...placed.map((g) => Math.hypot(g.x - p.x, g.y - p.y)));
       if (gap > bestGap) {
         best = p;
@@ -34,7 +34,7 @@ function placeGlyphs(chars: string[], width: number, height: number): Glyph[] {
       if (gap >= MIN_GAP) break;
     }
     const at = best ?? { x: width / 2, y: height / 2 };
-    placed.push({ char, ...at, size: secureInt(28, 36), rotation: secureInt(-40, 40) });
+    placed.push({ char, ...at, size: int(28, 36), rotation: int(-40, 40) });
   }
   return placed;
 }
@@ -56,6 +56,18 @@ function drawGlyph(ctx: SKRSContext2D, g: Glyph, family: string) {
 }
 
 /**
+ * The secret of a click challenge: 3–4 characters to click, in order, among 1–2 decoys, spread
+ * over the picture. The characters to click are the first ones picked; their order on screen is random.
+ */
+export function clickLayout(pool: readonly string[] = HANZI, int: IntSource = secureInt): { glyphs: Glyph[]; wanted: Glyph[] } {
+  const { width, height } = CaptchaSize;
+  const targets = int(3, 4);
+  const decoys = int(1, 2);
+  const glyphs = placeGlyphs(securePick(pool, targets + decoys, int), width, height, int);
+  return { glyphs, wanted: glyphs.slice(0, targets) };
+}
+
+/**
  * Click in order: 3–4 characters to click plus 1–2 decoys drawn over the picture, and a 150×40
  * thumb showing the ones to click in order (also listed in `words`). `fontFamily` is injectable for
  * tests; by default the machine's CJK font, else letters and digits.
@@ -64,12 +76,7 @@ export async function renderClick(fontFamily: string | null = cjkFontFamily()): 
   const { width, height, thumbWidth, thumbHeight } = CaptchaSize;
   const family = fontFamily ? `"${fontFamily}", ${LATIN_FONT_STACK}` : LATIN_FONT_STACK;
   const pool = fontFamily ? HANZI : LATIN;
-  const targets = secureInt(3, 4);
-  const decoys = secureInt(1, 2);
-  const chars = securePick(pool, targets + decoys);
-  const glyphs = placeGlyphs(chars, width, height);
-  // The characters to click are the first `targets` picked; their order on screen is random.
-  const wanted = glyphs.slice(0, targets);
+  const { glyphs, wanted } = clickLayout(pool);
 
   const bg = drawBackground(width, height);
   const ctx = bg.getContext('2d');

@@ -1,6 +1,6 @@
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { drawBackground, toPngDataUrl } from './background.ts';
-import { secureInt } from './random.ts';
+import { secureInt, type IntSource } from './random.ts';
 import { CaptchaSize, type ChallengeView } from './sizes.ts';
 
 /** -1: knob cut into the piece, 0: flat edge, 1: knob sticking out. */
@@ -53,28 +53,49 @@ const randomEdges = (): [Edge, Edge, Edge, Edge] => {
   return [knob(), knob(), any(), any()];
 };
 
-export type PuzzleAnswer = { x: number; y: number };
+/** Where the piece's box must end (x, y) and where it starts (startX, startY), in image pixels. */
+export type PuzzleAnswer = { x: number; y: number; startX: number; startY: number };
+
+/** Slide: how far apart the piece's start and the hole are at least, so some dragging is needed. */
+const SLIDE_MIN_TRAVEL = 24;
+/** Drag: the same, in two dimensions. */
+const DRAG_MIN_TRAVEL = 60;
+
+/**
+ * The secret of a slide or drag challenge. Slide: the piece starts anywhere along the hole's row
+ * and the hole is anywhere else on it (left or right), so the whole width is answer space. Drag:
+ * the piece starts anywhere away from the hole.
+ */
+export function puzzleLayout(kind: 'slide' | 'drag', int: IntSource = secureInt): PuzzleAnswer {
+  const { width, height, piece } = CaptchaSize;
+  if (kind === 'slide') {
+    const y = int(4, height - piece - 4);
+    const startX = int(0, width - piece);
+    let x: number;
+    do x = int(0, width - piece);
+    while (Math.abs(x - startX) < SLIDE_MIN_TRAVEL);
+    return { x, y, startX, startY: y };
+  }
+  const x = int(6, width - piece - 6);
+  const y = int(6, height - piece - 6);
+  let start: { x: number; y: number };
+  do start = { x: int(0, width - piece), y: int(0, height - piece) };
+  while (Math.hypot(start.x - x, start.y - y) < DRAG_MIN_TRAVEL);
+  return { x, y, startX: start.x, startY: start.y };
+}
 
 /**
  * Slide and drag: a background with a hole, and the piece cut from the same spot. The answer is
- * the top-left of the piece's box when it covers the hole. Slide gives thumbY (the piece moves
- * along one row, starting at thumbX = 0); drag starts the piece at a random spot away from the hole.
+ * the top-left of the piece's box when it covers the hole; the piece starts at (thumbX, thumbY)
+ * (slide: on the hole's row, moved along it by the slider).
  */
 export async function renderPuzzle(kind: 'slide' | 'drag'): Promise<{ view: ChallengeView; answer: PuzzleAnswer }> {
   const { width, height, piece } = CaptchaSize;
   const bg = drawBackground(width, height);
   const edges = randomEdges();
-
-  // Slide: the hole is right of the piece's start, so at least one piece width must be dragged.
-  const target =
-    kind === 'slide'
-      ? { x: secureInt(piece + 10, width - piece - 4), y: secureInt(4, height - piece - 4) }
-      : { x: secureInt(6, width - piece - 6), y: secureInt(6, height - piece - 6) };
-  let start = { x: 0, y: target.y };
-  if (kind === 'drag') {
-    do start = { x: secureInt(0, width - piece), y: secureInt(0, height - piece) };
-    while (Math.hypot(start.x - target.x, start.y - target.y) < 90);
-  }
+  const answer = puzzleLayout(kind);
+  const target = { x: answer.x, y: answer.y };
+  const start = { x: answer.startX, y: answer.startY };
 
   const thumb = createCanvas(piece, piece);
   const tctx = thumb.getContext('2d');
@@ -108,6 +129,6 @@ export async function renderPuzzle(kind: 'slide' | 'drag'): Promise<{ view: Chal
       width,
       height,
     },
-    answer: target,
+    answer,
   };
 }

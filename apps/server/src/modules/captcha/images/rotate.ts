@@ -1,6 +1,6 @@
 import { createCanvas } from '@napi-rs/canvas';
 import { drawBackground, toPngDataUrl } from './background.ts';
-import { rand, secureInt } from './random.ts';
+import { rand, secureInt, type IntSource } from './random.ts';
 import { CaptchaSize, type ChallengeView } from './sizes.ts';
 
 /** The clockwise turn, in whole degrees [0, 360), that puts the round image upright again. */
@@ -11,13 +11,18 @@ export type RotateAnswer = { angle: number };
  * a secret angle. The reply's `angle` is 0: the thumb is shown as delivered and the user turns it
  * clockwise by the answer; the secret never appears on the wire.
  */
+/** The secret turn: never near upright (a user could pass without turning), else any whole degree. */
+export function rotateLayout(int: IntSource = secureInt): { turned: number; answer: RotateAnswer } {
+  const turned = int(20, 340);
+  return { turned, answer: { angle: (360 - turned) % 360 } };
+}
+
 export async function renderRotate(): Promise<{ view: ChallengeView; answer: RotateAnswer }> {
   const size = CaptchaSize.rotate;
   const disk = CaptchaSize.rotateDisk;
   const offset = (size - disk) / 2;
   const bg = drawBackground(size, size);
-  // Never near upright, or a user could pass without turning at all.
-  const turned = secureInt(30, 330);
+  const { turned, answer } = rotateLayout();
 
   const thumb = createCanvas(disk, disk);
   const tctx = thumb.getContext('2d');
@@ -49,6 +54,6 @@ export async function renderRotate(): Promise<{ view: ChallengeView; answer: Rot
   const [image, thumbUrl] = await Promise.all([toPngDataUrl(bg), toPngDataUrl(thumb)]);
   return {
     view: { image, thumb: thumbUrl, thumbX: offset, thumbY: offset, thumbWidth: disk, thumbHeight: disk, angle: 0, width: size, height: size },
-    answer: { angle: (360 - turned) % 360 },
+    answer,
   };
 }

@@ -8,9 +8,12 @@ import { SmsCodeInput } from '../../auth/SmsCodeInput.tsx';
 import { CHANGE_AND_BLUR, phoneRules, smsCodeRules } from '../../auth/rules.ts';
 import { confirmAsync } from './confirm.ts';
 
-type Values = { phone: string; code: string };
+type Values = { phone: string; code: string; password: string };
 
-/** PUT /api/v1/user/phoneNumber with a code (purpose 'change_phone') sent to the new number. */
+/**
+ * PUT /api/v1/user/phoneNumber with a code (purpose 'change_phone') sent to the new number and the
+ * current password; the server signs every other device out.
+ */
 export function ChangePhoneCard({ currentPhone }: { currentPhone: string }) {
   const { t } = useT();
   const { modal, message } = App.useApp();
@@ -23,7 +26,7 @@ export function ChangePhoneCard({ currentPhone }: { currentPhone: string }) {
     const phone = values.phone.trim();
     if (!(await confirmAsync(modal, { title: t('safe.phone.confirmTitle'), content: t('safe.phone.confirmContent', { phone }) }))) return;
     try {
-      await change.mutateAsync({ phone, code: values.code.trim() });
+      await change.mutateAsync({ phone, code: values.code.trim(), password: values.password });
       form.resetFields();
       void message.success(t('safe.phone.success', { phone: maskPhone(phone) }));
     } catch (err) {
@@ -49,6 +52,9 @@ export function ChangePhoneCard({ currentPhone }: { currentPhone: string }) {
         </Form.Item>
         <Form.Item name="code" label={t('auth.field.code')} rules={smsCodeRules()} validateTrigger={CHANGE_AND_BLUR}>
           <SmsCodeInput purpose="change_phone" testIdPrefix="safe-phone" size="middle" prefixIcon={false} onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)} />
+        </Form.Item>
+        <Form.Item name="password" label={t('safe.phone.password')} rules={[{ required: true, message: t('safe.phone.passwordRequired') }]}>
+          <Input.Password autoComplete="current-password" maxLength={64} placeholder={t('safe.phone.passwordPlaceholder')} data-testid="safe-phone-password" />
         </Form.Item>
         <Form.Item style={{ marginBottom: 0 }}>
           <Button type="primary" htmlType="submit" loading={change.isPending} data-testid="safe-phone-submit">
