@@ -17,7 +17,7 @@ import { createDatahubService, DATAHUB_ACTIVATE_JOB } from './modules/datahub/da
 import { createSandboxGateway, loadSandboxKeys, SANDBOX_NOTIFY_JOB, type SandboxKeys } from './adapters/payments/sandbox.ts';
 import { createAlipayGateway } from './adapters/payments/alipay.ts';
 import { createWechatGateway } from './adapters/payments/wechat.ts';
-import { createGatewayDirectory } from './modules/payment/gateways.ts';
+import { alipayOptionsOf, createGatewayDirectory, wechatOptionsOf } from './modules/payment/gateways.ts';
 import { createSandboxTradeStore } from './modules/payment/payment.repository.ts';
 import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from './modules/payment/payment.service.ts';
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
@@ -69,20 +69,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const paymentGateways = createGatewayDirectory({
     sandbox: sandboxGateway,
-    alipay: (s) => createAlipayGateway({ appId: s.appId, privateKeyPem: s.privateKeyPem, alipayPublicKeyPem: s.alipayPublicKeyPem, sellerId: s.sellerId, gatewayUrl: s.gatewayUrl, mode: s.mode, clock, fetch: overrides.fetch }),
-    wechat: (s) =>
-      createWechatGateway({
-        mchId: s.mchId,
-        appId: s.appId,
-        merchantSerialNo: s.merchantSerialNo,
-        merchantPrivateKeyPem: s.merchantPrivateKeyPem,
-        apiV3Key: s.apiV3Key,
-        platformPublicKeyPem: s.platformPublicKeyPem,
-        platformSerialNo: s.platformSerialNo,
-        baseUrl: s.baseUrl,
-        clock,
-        fetch: overrides.fetch,
-      }),
+    alipay: (s) => createAlipayGateway({ ...alipayOptionsOf(s), clock, fetch: overrides.fetch }),
+    wechat: (s) => createWechatGateway({ ...wechatOptionsOf(s), clock, fetch: overrides.fetch }),
   }, { sandboxAllowed: config.sandboxPayments });
   const payments = createPaymentService({ db, clock, ledger, gateways: paymentGateways, onBalanceChanged: (userId) => accounts.forgetBalance(userId) });
   const sandboxCashier = createSandboxCashierService({ db, clock, sandbox: sandboxGateway });

@@ -1,3 +1,4 @@
+import type { TenantPaymentSettings } from '@suanli/contract/payment-settings';
 import { boolean, integer, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 export type TenantSettings = {
@@ -8,22 +9,8 @@ export type TenantSettings = {
   icp: string;
 };
 
-/** Per-tenant gateway settings (secrets included: the operator's own merchant accounts). */
-export type TenantPaymentSettings = {
-  sandbox?: { enabled: boolean };
-  alipay?: { enabled: boolean; appId: string; privateKeyPem: string; alipayPublicKeyPem: string; sellerId?: string; gatewayUrl?: string; mode: 'page' | 'qr' };
-  wechat?: {
-    enabled: boolean;
-    mchId: string;
-    appId: string;
-    merchantSerialNo: string;
-    merchantPrivateKeyPem: string;
-    apiV3Key: string;
-    platformPublicKeyPem: string;
-    platformSerialNo: string;
-    baseUrl?: string;
-  };
-};
+/** Per-tenant gateway settings (secrets included: the operator's own merchant accounts); the schema lives in the contract. */
+export type { TenantPaymentSettings };
 
 export const tenants = pgTable('tenants', {
   id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
