@@ -217,8 +217,10 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway & { 
   const download = opts.downloadCertificates ?? !onlyPublicKey;
   if (keys.size === 0 && !download) throw new Error('WeChat Pay: configure the WeChat Pay public key (publicKeyId, publicKeyPem) or allow platform certificate download');
 
-  let lastAttempt = Number.NEGATIVE_INFINITY;
-  let lastSuccess = Number.NEGATIVE_INFINITY;
+  /** When the scheduled refresh is next due: at once with no key held, else one period after start. */
+  let refreshDue = keys.size === 0 ? Number.NEGATIVE_INFINITY : (opts.clock ?? (() => new Date()))().getTime() + refreshEvery;
+  /** Last fetch caused by an unknown serial (something anyone can send): at most one a minute. */
+  let lastOnDemand = Number.NEGATIVE_INFINITY;
   let inflight: Promise<number> | undefined;
 
   const fail = (message: string, code?: string, cause?: unknown) => new PaymentGatewayError('wechat', message, code, cause === undefined ? undefined : { cause });
@@ -237,11 +239,14 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway & { 
    * the answer must also be signed by a key we hold or one of the certificates it brings.
    */
   function refreshCertificates(): Promise<number> {
-    lastAttempt = now();
     inflight ??= fetchCertificates()
       .then((n) => {
-        lastSuccess = now();
+        refreshDue = now() + refreshEvery;
         return n;
+      }, (err: unknown) => {
+        // Try again in a minute rather than at every message.
+        refreshDue = Math.max(refreshDue, now() + WECHATPAY_CERT_RETRY_MS);
+        throw err;
       })
       .finally(() => {
         inflight = undefined;
@@ -281,18 +286,20 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway & { 
 
   /** Keeps downloaded certificates fresh: in the background when some key is held, awaited when none is. */
   async function keepFresh(): Promise<void> {
-    if (!download || now() - lastSuccess < refreshEvery || now() - lastAttempt < WECHATPAY_CERT_RETRY_MS) return;
-    const pending = refreshCertificates();
-    if (keys.size === 0) await pending.catch(() => undefined);
-    else pending.catch(() => undefined);
+    if (!download || inflight || now() < refreshDue) return;
+    refreshDue = now() + WECHATPAY_CERT_RETRY_MS;
+    const pending = refreshCertificates().catch(() => 0);
+    if (keys.size === 0) await pending;
   }
 
   /** The key a message's serial names, fetching certificates once (at most once a minute) for an unknown one. */
   async function resolveKey(serial: string | undefined): Promise<void> {
     await keepFresh();
     if (!serial || keyFor(serial) || !download || isPublicKeyId(serial)) return;
-    if (inflight) await inflight.catch(() => undefined);
-    else if (now() - lastAttempt >= WECHATPAY_CERT_RETRY_MS) await refreshCertificates().catch(() => undefined);
+    if (inflight) await inflight.catch(() => 0);
+    if (keyFor(serial) || now() - lastOnDemand < WECHATPAY_CERT_RETRY_MS) return;
+    lastOnDemand = now();
+    await refreshCertificates().catch(() => 0);
   }
 
   /** Why a signed message (answer or notification) is not WeChat Pay's, or undefined when it is. */
