@@ -187,8 +187,6 @@ function checkCertMode(opts: { appCertPem: string; alipayPublicCertPem: string; 
   const roots = certs(opts.alipayRootCertPem, 'Alipay root certificate (alipayRootCert)');
   const leaf = chain[0]!;
   if (leaf.publicKey.asymmetricKeyType !== 'rsa') throw new Error('Alipay public-key certificate: expected an RSA key (RSA2)');
-  const t = now.getTime();
-  if (t < Date.parse(leaf.validFrom) || t > Date.parse(leaf.validTo)) throw new Error(`Alipay public-key certificate: not valid now (valid ${leaf.validFrom} to ${leaf.validTo}); download the current one`);
   const isRoot = (c: crypto.X509Certificate) => roots.some((r) => r.raw.equals(c.raw));
   let current = leaf;
   for (let depth = 0; depth < 5 && !isRoot(current); depth++) {
@@ -197,6 +195,8 @@ function checkCertMode(opts: { appCertPem: string; alipayPublicCertPem: string; 
     current = issuer;
   }
   if (!isRoot(current)) throw new Error('Alipay public-key certificate: it does not chain to the configured Alipay root certificate');
+  const t = now.getTime();
+  if (t < Date.parse(leaf.validFrom) || t > Date.parse(leaf.validTo)) throw new Error(`Alipay public-key certificate: not valid now (valid ${leaf.validFrom} to ${leaf.validTo}); download the current one`);
 }
 
 /**
