@@ -574,6 +574,8 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway & { 
       const what = 'order close';
       const answer = await request(what, 'POST', `/v3/pay/transactions/out-trade-no/${encodeURIComponent(outTradeNo)}/close`, { mchid: opts.mchId });
       if (answer.status >= 200 && answer.status < 300) return;
+      // Nothing at WeChat Pay to pay, so nothing to close — on WeChat Pay's signed word only.
+      if (answer.status === 404 && answer.json?.code === 'ORDER_NOT_EXIST' && answer.verified) return;
       throw errorOf(what, answer);
     },
   };
