@@ -21,7 +21,7 @@ import { createDatahubService, DATAHUB_ACTIVATE_JOB } from './modules/datahub/da
 import { createSandboxGateway, loadSandboxKeys, SANDBOX_NOTIFY_JOB, type SandboxKeys } from './adapters/payments/sandbox.ts';
 import { createAlipayGateway } from './adapters/payments/alipay.ts';
 import { createWechatGateway } from './adapters/payments/wechat.ts';
-import { createGatewayDirectory } from './modules/payment/gateways.ts';
+import { alipayOptionsOf, createGatewayDirectory, wechatOptionsOf } from './modules/payment/gateways.ts';
 import { createSandboxTradeStore } from './modules/payment/sandbox-trade.repository.ts';
 import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from './modules/payment/payment.service.ts';
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
@@ -91,21 +91,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const paymentOrigins = createPaymentOrigins({ publicUrl: config.PUBLIC_URL, port: () => listenPort, hostsOf: (tenantId) => createPaymentRepository(db).hostsOf(tenantId) });
   const paymentGateways = createGatewayDirectory({
     sandbox: sandboxGateway,
-    alipay: (s) => createAlipayGateway({ appId: s.appId, privateKeyPem: s.privateKeyPem, alipayPublicKeyPem: s.alipayPublicKeyPem, sellerId: s.sellerId, gatewayUrl: s.gatewayUrl, mode: s.mode, clock, fetch: overrides.fetch, timeoutMs: OUTBOUND_TIMEOUT_MS }),
-    wechat: (s) =>
-      createWechatGateway({
-        mchId: s.mchId,
-        appId: s.appId,
-        merchantSerialNo: s.merchantSerialNo,
-        merchantPrivateKeyPem: s.merchantPrivateKeyPem,
-        apiV3Key: s.apiV3Key,
-        platformPublicKeyPem: s.platformPublicKeyPem,
-        platformSerialNo: s.platformSerialNo,
-        baseUrl: s.baseUrl,
-        clock,
-        fetch: overrides.fetch,
-        timeoutMs: OUTBOUND_TIMEOUT_MS,
-      }),
+    alipay: (s) => createAlipayGateway({ ...alipayOptionsOf(s), clock, fetch: overrides.fetch, timeoutMs: OUTBOUND_TIMEOUT_MS }),
+    wechat: (s) => createWechatGateway({ ...wechatOptionsOf(s), clock, fetch: overrides.fetch, timeoutMs: OUTBOUND_TIMEOUT_MS }),
   }, { sandboxAllowed: config.sandboxPayments });
   const payments = createPaymentService({
     db,

@@ -6,48 +6,38 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import { tenantPaymentSettings } from '@suanli/contract/payment-settings';
+import { createAlipayGateway } from '../adapters/payments/alipay.ts';
+import { createWechatGateway } from '../adapters/payments/wechat.ts';
 import { loadConfig } from '../config.ts';
 import { openPglite, openPostgres } from '../db/client.ts';
+import { alipayOptionsOf, wechatOptionsOf } from '../modules/payment/gateways.ts';
 import { createTenantRepository } from '../modules/tenant/tenant.repository.ts';
-
-const pem = z.string().min(32, 'must be a PEM key or its base64 body');
-const settingsSchema = z.strictObject({
-  sandbox: z.strictObject({ enabled: z.boolean(), alongsideRealGateways: z.boolean().optional() }).optional(),
-  alipay: z
-    .strictObject({
-      enabled: z.boolean(),
-      appId: z.string().min(1),
-      privateKeyPem: pem,
-      alipayPublicKeyPem: pem,
-      sellerId: z.string().optional(),
-      gatewayUrl: z.url().optional(),
-      mode: z.enum(['page', 'qr']),
-    })
-    .optional(),
-  wechat: z
-    .strictObject({
-      enabled: z.boolean(),
-      mchId: z.string().min(1),
-      appId: z.string().min(1),
-      merchantSerialNo: z.string().min(1),
-      merchantPrivateKeyPem: pem,
-      apiV3Key: z.string().length(32, 'the API v3 key is exactly 32 characters'),
-      platformPublicKeyPem: pem,
-      platformSerialNo: z.string().min(1),
-      baseUrl: z.url().optional(),
-    })
-    .optional(),
-});
 
 const [code, file] = process.argv.slice(2);
 if (!code || !file) {
   console.error('usage: npm run tenant:payments -- <tenant-code> <settings.json>');
   process.exit(2);
 }
-const parsed = settingsSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+let json: unknown;
+try {
+  json = JSON.parse(fs.readFileSync(file, 'utf8'));
+} catch (err) {
+  console.error(`${file}: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}
+const parsed = tenantPaymentSettings.safeParse(json);
 if (!parsed.success) {
   for (const issue of parsed.error.issues) console.error(`${issue.path.join('.') || '(file)'}: ${issue.message}`);
+  process.exit(1);
+}
+// Build the gateways once (no network): unreadable keys, a certificate that doesn't match the
+// private key or doesn't chain to Alipay's root are refused here, not at the first payment.
+try {
+  if (parsed.data.alipay) createAlipayGateway(alipayOptionsOf(parsed.data.alipay));
+  if (parsed.data.wechat) createWechatGateway(wechatOptionsOf(parsed.data.wechat));
+} catch (err) {
+  console.error(err instanceof Error ? err.message : String(err));
   process.exit(1);
 }
 const config = loadConfig();

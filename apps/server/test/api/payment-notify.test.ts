@@ -8,7 +8,7 @@ import { createTestClock } from '../helpers/clock.ts';
 import { paymentNotifications, payments } from '../../src/db/schema/wallet.ts';
 import { tenants, type TenantPaymentSettings } from '../../src/db/schema/tenant.ts';
 import type { SandboxNotification } from '../../src/adapters/payments/sandbox.ts';
-import { alipayNotifyContent, rsa2Sign } from '../../src/adapters/payments/alipay.ts';
+import { alipayNotifyContent, rsa2Sign } from '../fakes/alipay-signer.ts';
 import { wechatResponseMessage } from '../../src/adapters/payments/wechat.ts';
 
 const YUAN = 10_000;
@@ -325,7 +325,7 @@ describe.each(engines)('Alipay and WeChat Pay notifications reach the right tena
 
     // Signed by the partner tenant's platform key, for a starlake payment: it is not the partner's order.
     const wrongTenant = await post(headersFor(partner));
-    expect(wrongTenant.statusCode).toBe(500);
+    expect(wrongTenant.statusCode).toBe(400);
     const good = await post(headersFor(starlake));
     expect(good.statusCode).toBe(204);
     expect((await post(headersFor(starlake))).statusCode).toBe(204);

@@ -1,22 +1,45 @@
 import crypto, { type KeyObject } from 'node:crypto';
+import { AlipaySdk, type AlipaySdkConfig } from 'alipay-sdk';
 import type { Clock } from '../../lib/clock.ts';
 import { assertPayableUnits, unitsToYuan, yuanToUnits } from '@suanli/domain/money';
-import { type NotifyResult, type PaymentGateway, PaymentGatewayError, type QueryResult, type VerifiedNotify } from './port.ts';
+import {
+  type NotifyResult,
+  type PaymentGateway,
+  PaymentGatewayError,
+  type QueryResult,
+  type RefundQueryResult,
+  type RefundResult,
+  type VerifiedNotify,
+  type VerifiedRefundNotify,
+} from './port.ts';
 
 /**
- * Alipay open platform (openapi, public-key mode, RSA2) with Node's crypto only: the protocol is
- * a sorted `k=v` string signed SHA256withRSA, which needs no SDK, and Alipay's official Node SDK
- * pulls in an HTTP client and more than we would use.
+ * Alipay open platform (openapi v2, RSA2) for one merchant application. Signing, response and
+ * notification verification and the certificate handling of 公钥证书模式 (certificate serials,
+ * the Alipay public key read from its certificate) are Alipay's official Node SDK, `alipay-sdk`;
+ * this adapter adds what the SDK leaves to its caller: the HTTP call over an injectable fetch with
+ * a timeout, Beijing-time timestamps whatever the machine's TZ, strict parsing of notification
+ * forms (charset, repeated parameters), refusing RSA (SHA1) downgrades, acting only on the bytes
+ * Alipay signed, and the identity checks (app, seller, order) before anything is believed.
  */
 export const ALIPAY_GATEWAY_URL = 'https://openapi.alipay.com/gateway.do';
 
 export type AlipayOptions = {
+  /** Public-key mode (公钥模式): Alipay's public key from the open platform console (PEM or bare base64). */
+  alipayPublicKeyPem?: string;
+  /**
+   * Certificate mode (公钥证书模式), instead of alipayPublicKeyPem: the three files the open
+   * platform hands out — the application's public-key certificate (appCertPublicKey_<APPID>.crt),
+   * Alipay's public-key certificate (alipayCertPublicKey_RSA2.crt) and Alipay's root certificate
+   * (alipayRootCert.crt), PEM text.
+   */
+  appCertPem?: string;
+  alipayPublicCertPem?: string;
+  alipayRootCertPem?: string;
   /** The application's APPID (app_id), e.g. 2021000000000000. */
   appId: string;
   /** The merchant application's private key (RSA 2048): PEM (PKCS#1 or PKCS#8), or the bare base64 Alipay's key tool prints. */
   privateKeyPem: string;
-  /** Alipay's public key (支付宝公钥) from the open platform console: PEM, or bare base64. Not the application's public key. */
-  alipayPublicKeyPem: string;
   /** The merchant's Alipay user id (2088...); when set, notifications for another seller are refused. */
   sellerId?: string;
   /** Defaults to the production gateway; the sandbox is https://openapi-sandbox.dl.alipaydev.com/gateway.do. */
@@ -32,50 +55,6 @@ export type AlipayOptions = {
 };
 
 type Params = Record<string, string>;
-
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * The string Alipay signs and verifies for a request: every parameter except `sign` with a
- * non-empty value, sorted by name (ASCII), joined as raw `k=v` pairs with `&` — no URL encoding.
- */
-export function alipaySignContent(params: Params): string {
-  return Object.keys(params)
-    .filter((k) => k !== 'sign' && params[k] !== undefined && params[k] !== '')
-    .sort(byCodeUnit)
-    .map((k) => `${k}=${params[k]}`)
-    .join('&');
-}
-
-/**
- * The string an asynchronous notification's `sign` covers: every parameter except `sign` and
- * `sign_type`, URL-decoded, sorted by name. Alipay's documentation says "every parameter
- * returned", so empty values are kept unless `dropEmpty` (see verifyNotify for why both).
- */
-export function alipayNotifyContent(params: Params, dropEmpty = false): string {
-  return Object.keys(params)
-    .filter((k) => k !== 'sign' && k !== 'sign_type' && !(dropEmpty && params[k] === ''))
-    .sort(byCodeUnit)
-    .map((k) => `${k}=${params[k]}`)
-    .join('&');
-}
-
-export function rsa2Sign(content: string, privateKey: KeyObject): string {
-  return crypto.sign('sha256', Buffer.from(content, 'utf8'), privateKey).toString('base64');
-}
-
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-
-export function rsa2Verify(content: string, signature: string, publicKey: KeyObject): boolean {
-  // Node's base64 decoder skips characters it doesn't know; a signature that isn't strict base64
-  // (or was '+'-mangled into spaces by a careless proxy) is refused rather than half-decoded.
-  if (!BASE64.test(signature)) return false;
-  try {
-    return crypto.verify('sha256', Buffer.from(content, 'utf8'), publicKey, Buffer.from(signature, 'base64'));
-  } catch {
-    return false;
-  }
-}
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -172,121 +151,127 @@ export function parseAlipayForm(body: string): Params {
   return params;
 }
 
-const isWs = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
-
-/**
- * The exact source text of each top-level member of a JSON object, by name. Alipay signs the
- * bytes of the `xxx_response` node as it sent them, so re-serializing the parsed object (key
- * order, escapes such as `\/` or `\u4e2d`, number formats) would break genuine signatures.
- * `text` must already have passed JSON.parse; a repeated member name is refused.
- */
-export function topLevelJsonMembers(text: string): Map<string, string> {
-  const members = new Map<string, string>();
-  let i = 0;
-  const skipWs = () => {
-    while (isWs(text[i])) i++;
-  };
-  const skipString = () => {
-    i++; // opening quote
-    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++; // closing quote
-  };
-  const skipValue = () => {
-    const c = text[i];
-    if (c === '"') return skipString();
-    if (c === '{' || c === '[') {
-      let depth = 0;
-      do {
-        const d = text[i];
-        if (d === '"') {
-          skipString();
-          continue;
-        }
-        if (d === '{' || d === '[') depth++;
-        else if (d === '}' || d === ']') depth--;
-        i++;
-      } while (depth > 0 && i < text.length);
-      return;
-    }
-    while (i < text.length && !isWs(text[i]) && text[i] !== ',' && text[i] !== '}') i++;
-  };
-
-  skipWs();
-  if (text[i] !== '{') throw new Error('not a JSON object');
-  i++;
-  skipWs();
-  if (text[i] === '}') return members;
-  for (;;) {
-    skipWs();
-    const keyStart = i;
-    skipString();
-    const key = JSON.parse(text.slice(keyStart, i)) as string;
-    skipWs();
-    i++; // ':'
-    skipWs();
-    const valueStart = i;
-    skipValue();
-    if (members.has(key)) throw new Error(`member ${key} appears twice`);
-    members.set(key, text.slice(valueStart, i));
-    skipWs();
-    if (text[i] === ',') {
-      i++;
-      continue;
-    }
-    return members;
-  }
-}
-
 type ResponseNode = Record<string, unknown> & { code?: unknown; msg?: unknown; sub_code?: unknown; sub_msg?: unknown };
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+const certs = (pem: string, what: string): crypto.X509Certificate[] => {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  const parsed = blocks.flatMap((b) => {
+    try {
+      return [new crypto.X509Certificate(b)];
+    } catch {
+      // Alipay's root file also carries an SM2 certificate some OpenSSL builds can't read.
+      return [];
+    }
+  });
+  if (parsed.length === 0) throw new Error(`${what}: no readable PEM certificate`);
+  return parsed;
+};
+
+/**
+ * Checks the certificate-mode files before the SDK reads them, with the errors an operator can act
+ * on: the application certificate must hold the public half of the configured private key, and
+ * Alipay's public certificate must chain (through the certificates in its own file) to a
+ * certificate of the root file and be within its validity period.
+ */
+function checkCertMode(opts: { appCertPem: string; alipayPublicCertPem: string; alipayRootCertPem: string }, privateKey: KeyObject, now: Date): void {
+  const [appCert] = certs(opts.appCertPem, 'Alipay application public-key certificate (appCertPublicKey)');
+  const appKey = appCert!.publicKey.export({ type: 'spki', format: 'der' });
+  const ownKey = crypto.createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
+  if (!appKey.equals(ownKey)) throw new Error('Alipay application public-key certificate: it does not hold the public key of the configured application private key');
+
+  const chain = certs(opts.alipayPublicCertPem, 'Alipay public-key certificate (alipayCertPublicKey_RSA2)');
+  const roots = certs(opts.alipayRootCertPem, 'Alipay root certificate (alipayRootCert)');
+  const leaf = chain[0]!;
+  if (leaf.publicKey.asymmetricKeyType !== 'rsa') throw new Error('Alipay public-key certificate: expected an RSA key (RSA2)');
+  const isRoot = (c: crypto.X509Certificate) => roots.some((r) => r.raw.equals(c.raw));
+  let current = leaf;
+  for (let depth = 0; depth < 5 && !isRoot(current); depth++) {
+    const issuer = [...chain, ...roots].find((c) => c !== current && current.checkIssued(c) && current.verify(c.publicKey));
+    if (!issuer) throw new Error('Alipay public-key certificate: it does not chain to the configured Alipay root certificate');
+    current = issuer;
+  }
+  if (!isRoot(current)) throw new Error('Alipay public-key certificate: it does not chain to the configured Alipay root certificate');
+  const t = now.getTime();
+  if (t < Date.parse(leaf.validFrom) || t > Date.parse(leaf.validTo)) throw new Error(`Alipay public-key certificate: not valid now (valid ${leaf.validFrom} to ${leaf.validTo}); download the current one`);
+}
 
 /**
  * Alipay gateway for one merchant application. Page pay builds a signed redirect URL without any
  * HTTP call; QR mode pre-creates the order and returns the code's content. Every answer we act on
- * (a QR code, a trade state, "no such trade") must carry Alipay's valid signature.
+ * (a QR code, a trade state, a refund, "no such trade") must carry Alipay's valid signature.
  */
 export function createAlipayGateway(opts: AlipayOptions): PaymentGateway {
   const privateKey = loadRsaKey(opts.privateKeyPem, 'private', 'Alipay application private key');
-  const alipayPublicKey = loadRsaKey(opts.alipayPublicKeyPem, 'public', 'Alipay public key');
   const gatewayUrl = opts.gatewayUrl ?? ALIPAY_GATEWAY_URL;
   const doFetch = opts.fetch ?? fetch;
   const clock = opts.clock ?? (() => new Date());
   const timeoutMs = opts.timeoutMs ?? 10_000;
 
-  const fail = (message: string, code?: string, cause?: unknown) => new PaymentGatewayError('alipay', message, code, cause === undefined ? undefined : { cause });
-
-  function signedParams(method: string, bizContent: Record<string, unknown>, extra: Params = {}): Params {
-    const params: Params = {
-      app_id: opts.appId,
-      method,
-      format: 'JSON',
-      charset: 'utf-8',
-      sign_type: 'RSA2',
-      timestamp: alipayTime(clock()),
-      version: '1.0',
-      ...extra,
-      biz_content: JSON.stringify(bizContent),
-    };
-    params.sign = rsa2Sign(alipaySignContent(params), privateKey);
-    return params;
+  // The SDK takes PEM of one declared type; normalise whatever form the operator pasted.
+  const config: AlipaySdkConfig = {
+    appId: opts.appId,
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    keyType: 'PKCS8',
+    signType: 'RSA2',
+    gateway: gatewayUrl,
+    timeout: timeoutMs,
+  };
+  const certMode = opts.appCertPem !== undefined || opts.alipayPublicCertPem !== undefined || opts.alipayRootCertPem !== undefined;
+  if (certMode) {
+    const { appCertPem, alipayPublicCertPem, alipayRootCertPem } = opts;
+    if (opts.alipayPublicKeyPem !== undefined) throw new Error('Alipay settings: choose public-key mode (alipayPublicKeyPem) or certificate mode, not both');
+    if (!appCertPem || !alipayPublicCertPem || !alipayRootCertPem) throw new Error('Alipay certificate mode needs appCertPem, alipayPublicCertPem and alipayRootCertPem');
+    checkCertMode({ appCertPem, alipayPublicCertPem, alipayRootCertPem }, privateKey, clock());
+    config.appCertContent = appCertPem;
+    config.alipayPublicCertContent = alipayPublicCertPem;
+    config.alipayRootCertContent = alipayRootCertPem;
+  } else {
+    if (opts.alipayPublicKeyPem === undefined) throw new Error('Alipay settings: set alipayPublicKeyPem (public-key mode) or the three certificates (certificate mode)');
+    const alipayPublicKey = loadRsaKey(opts.alipayPublicKeyPem, 'public', 'Alipay public key');
+    config.alipayPublicKey = alipayPublicKey.export({ type: 'spki', format: 'pem' }).toString();
+  }
+  let sdk: AlipaySdk;
+  try {
+    sdk = new AlipaySdk(config);
+  } catch (err) {
+    throw new Error(`Alipay settings: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  if (certMode && (!sdk.config.appCertSn || !sdk.config.alipayCertSn || !sdk.config.alipayRootCertSn)) {
+    throw new Error('Alipay certificate mode: a certificate serial could not be read (is the root certificate file complete?)');
   }
 
-  /** Verifies a synchronous answer's `sign` over the raw text of its response node. */
-  function verifyNodeText(raw: string, sign: string): boolean {
-    if (rsa2Verify(raw, sign, alipayPublicKey)) return true;
-    // Alipay's own SDKs retry with `\/` unescaped: some gateway answers escape '/' in the text
-    // they send but signed the unescaped form. It is the same JSON value either way.
-    return raw.includes('\\/') && rsa2Verify(raw.replaceAll('\\/', '/'), sign, alipayPublicKey);
+  const fail = (message: string, code?: string, cause?: unknown) => new PaymentGatewayError('alipay', message, code, cause === undefined ? undefined : { cause });
+
+  /** The signed request as a form (also the query of a page-pay URL): the SDK signs, with our Beijing-time timestamp. */
+  function signedForm(method: string, bizContent: Record<string, unknown>, extra: Params = {}): string {
+    return sdk.sdkExecute(method, { timestamp: alipayTime(clock()), format: 'JSON', ...extra, bizContent }, { bizContentAutoSnakeCase: false });
+  }
+
+  /** Verifies a signature made by Alipay over `content` (strict base64, RSA2). */
+  function alipaySigned(content: string, sign: string): boolean {
+    // Node's base64 decoder skips characters it doesn't know; a signature that isn't strict base64
+    // (or was '+'-mangled into spaces by a careless proxy) is refused rather than half-decoded.
+    if (!BASE64.test(sign)) return false;
+    try {
+      return sdk.rsaCheck(content, sign, 'RSA2');
+    } catch {
+      return false;
+    }
   }
 
   /**
-   * POSTs a signed request and returns its verified response node. An error answer without a
-   * signature (Alipay can't sign when it couldn't identify the app) is thrown as the error it
-   * reports; any signed answer that fails verification, and any unsigned success, is refused.
+   * POSTs a signed request and returns its verified response node: the SDK cuts the signed text
+   * out of the answer, and that text — nothing re-serialised, nothing outside it — is what we
+   * read. An error answer without a signature (Alipay can't sign when it couldn't identify the
+   * app) is thrown as the error it reports; any signed answer that fails verification, and any
+   * unsigned success, is refused.
    */
   async function call(method: string, bizContent: Record<string, unknown>, extra: Params = {}): Promise<ResponseNode> {
-    const body = new URLSearchParams(signedParams(method, bizContent, extra)).toString();
+    const body = signedForm(method, bizContent, extra);
     let res: Response;
     let text: string;
     try {
@@ -302,34 +287,78 @@ export function createAlipayGateway(opts: AlipayOptions): PaymentGateway {
     }
     if (!res.ok) throw fail(`Alipay answered HTTP ${res.status}`);
 
-    let members: Map<string, string>;
+    let whole: unknown;
     try {
-      JSON.parse(text);
-      members = topLevelJsonMembers(text);
+      whole = JSON.parse(text);
     } catch (err) {
       throw fail(`Alipay answered something that is not JSON (HTTP ${res.status})`, undefined, err);
     }
-    const nodeName = `${method.replaceAll('.', '_')}_response`;
-    const raw = members.get(nodeName) ?? members.get('error_response');
-    if (raw === undefined) throw fail(`Alipay answer has no ${nodeName}`);
-    const node = JSON.parse(raw) as unknown;
-    if (typeof node !== 'object' || node === null || Array.isArray(node)) throw fail(`Alipay ${nodeName} is not an object`);
-    const result = node as ResponseNode;
+    if (!isRecord(whole)) throw fail('Alipay answered something that is not a JSON object');
+    const methodNode = `${method.replaceAll('.', '_')}_response`;
+    const nodeName = methodNode in whole ? methodNode : 'error_response' in whole ? 'error_response' : undefined;
+    if (nodeName === undefined) throw fail(`Alipay answer has no ${methodNode}`);
+    const parsedNode = whole[nodeName];
+    if (!isRecord(parsedNode)) throw fail(`Alipay ${nodeName} is not an object`);
 
-    const signRaw = members.get('sign');
-    const sign = signRaw === undefined ? undefined : str(JSON.parse(signRaw));
+    const sign = str(whole.sign);
     if (!sign) {
-      if (result.code === '10000') throw fail(`Alipay ${method} answered success without a signature`);
-      throw errorOf(method, result, ' (unsigned answer)');
+      if (parsedNode.code === '10000') throw fail(`Alipay ${method} answered success without a signature`);
+      throw errorOf(method, parsedNode, ' (unsigned answer)');
     }
-    if (!verifyNodeText(raw, sign)) throw fail(`Alipay ${method} answer signature does not verify`, 'INVALID_SIGNATURE');
-    return result;
+    const signedText = sdk.getSignStr(text, nodeName);
+    // Some gateway answers escape '/' in the text they send but signed the unescaped form; Alipay's
+    // other SDKs retry that way. It is the same JSON value either way.
+    const verified = alipaySigned(signedText, sign) || (signedText.includes('\\/') && alipaySigned(signedText.replaceAll('\\/', '/'), sign));
+    if (!verified) throw fail(`Alipay ${method} answer signature does not verify`, 'INVALID_SIGNATURE');
+    let node: unknown;
+    try {
+      node = JSON.parse(signedText);
+    } catch (err) {
+      throw fail(`Alipay ${method} signed text is not JSON`, 'INVALID_SIGNATURE', err);
+    }
+    if (!isRecord(node)) throw fail(`Alipay ${nodeName} is not an object`);
+    // Certificate mode: Alipay names the certificate it signed with. Another one means Alipay
+    // rotated its certificate and the operator must install the new alipayCertPublicKey_RSA2.crt
+    // (the signature above would not have verified under the old key anyway).
+    const certSn = str(whole.alipay_cert_sn);
+    if (certSn && sdk.config.alipayCertSn && certSn !== sdk.config.alipayCertSn) {
+      throw fail(`Alipay signed with certificate ${certSn}, not the configured ${sdk.config.alipayCertSn}: install Alipay's current public-key certificate`, 'ALIPAY_CERT_CHANGED');
+    }
+    return node;
   }
 
   function errorOf(method: string, node: ResponseNode, suffix = ''): PaymentGatewayError {
     const message = str(node.sub_msg) ?? str(node.msg) ?? 'unknown error';
     const code = str(node.sub_code) ?? str(node.code);
     return fail(`Alipay ${method} refused: ${message}${code ? ` (${code})` : ''}${suffix}`, code);
+  }
+
+  function units(method: string, field: string, value: unknown): number {
+    try {
+      return yuanToUnits(str(value) ?? '');
+    } catch (err) {
+      throw fail(`Alipay ${method} answered a malformed ${field} ${JSON.stringify(value ?? null)}`, undefined, err);
+    }
+  }
+
+  /** A refund notification: Alipay's trade notification with refund fields (refund_fee is the trade's total refunded so far). */
+  function refundNotify(params: Params, outTradeNo: string): NotifyResult {
+    let amount: number;
+    try {
+      amount = yuanToUnits(params.refund_fee ?? '');
+    } catch {
+      return { ok: false, reason: `malformed refund_fee ${JSON.stringify(params.refund_fee ?? null)}` };
+    }
+    const refund: VerifiedRefundNotify = {
+      outTradeNo,
+      outRefundNo: params.out_biz_no || undefined,
+      gatewayRefundNo: params.trade_no,
+      amount,
+      cumulative: true,
+      status: 'succeeded',
+      raw: { ...params },
+    };
+    return { ok: true, kind: 'refund', refund };
   }
 
   return {
@@ -346,12 +375,7 @@ export function createAlipayGateway(opts: AlipayOptions): PaymentGateway {
       };
 
       if (opts.mode === 'page') {
-        const params = signedParams('alipay.trade.page.pay', { ...biz, product_code: 'FAST_INSTANT_TRADE_PAY' }, { notify_url: input.notifyUrl, return_url: input.returnUrl });
-        // encodeURIComponent rather than URLSearchParams: a space as %20, not '+', leaves no doubt
-        // about how the gateway decodes the signed values.
-        const query = Object.entries(params)
-          .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
-          .join('&');
+        const query = signedForm('alipay.trade.page.pay', { ...biz, product_code: 'FAST_INSTANT_TRADE_PAY' }, { notify_url: input.notifyUrl, return_url: input.returnUrl });
         return { payUrl: `${gatewayUrl}${gatewayUrl.includes('?') ? '&' : '?'}${query}` };
       }
 
@@ -376,12 +400,13 @@ export function createAlipayGateway(opts: AlipayOptions): PaymentGateway {
         if (!sign) return { ok: false, reason: 'missing sign' };
         // RSA2 only: accepting sign_type=RSA (SHA1) would let a notification pick the weaker check.
         if (params.sign_type !== undefined && params.sign_type !== 'RSA2') return { ok: false, reason: `unsupported sign_type ${params.sign_type}` };
-        // Documented content keeps empty parameters; Alipay's request-side rule drops them. A
-        // notification carrying an empty value is accepted under either reading, both being
-        // Alipay's signature over the same non-empty values.
-        const verified =
-          rsa2Verify(alipayNotifyContent(params), sign, alipayPublicKey) ||
-          (Object.values(params).includes('') && rsa2Verify(alipayNotifyContent(params, true), sign, alipayPublicKey));
+        if (!BASE64.test(sign)) return { ok: false, reason: 'bad signature' };
+        // The SDK's check over the decoded values (checkNotifySignV2: sorted k=v, empty values
+        // kept, sign_type dropped). Alipay's request-side rule drops empty values, and a
+        // notification carrying one is accepted under that reading too: both are Alipay's
+        // signature over the same non-empty values.
+        const withoutEmpty = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== ''));
+        const verified = sdk.checkNotifySignV2(params) || (Object.values(params).includes('') && sdk.checkNotifySignV2(withoutEmpty));
         if (!verified) return { ok: false, reason: 'bad signature' };
 
         if (params.app_id !== opts.appId) return { ok: false, reason: `app_id mismatch (${params.app_id ?? 'missing'})` };
@@ -390,6 +415,9 @@ export function createAlipayGateway(opts: AlipayOptions): PaymentGateway {
         if (!outTradeNo) return { ok: false, reason: 'missing out_trade_no' };
         const tradeNo = params.trade_no;
         if (!tradeNo) return { ok: false, reason: 'missing trade_no' };
+        // A refund changes the trade (TRADE_SUCCESS after a partial refund, TRADE_CLOSED after a
+        // full one): that notification is about the refund, never a payment failing.
+        if (params.refund_fee || params.gmt_refund || params.out_biz_no) return refundNotify(params, outTradeNo);
         const status = NOTIFY_STATUS[params.trade_status ?? ''];
         if (!status) return { ok: false, reason: `unknown trade_status ${params.trade_status ?? '(missing)'}` };
         let amount: number;
@@ -422,13 +450,48 @@ export function createAlipayGateway(opts: AlipayOptions): PaymentGateway {
       const tradeStatus = str(node.trade_status);
       const status = tradeStatus === undefined ? undefined : QUERY_STATUS[tradeStatus];
       if (!status) throw fail(`Alipay ${method} answered an unknown trade_status ${String(node.trade_status)}`);
-      let amount: number;
-      try {
-        amount = yuanToUnits(str(node.total_amount) ?? '');
-      } catch (err) {
-        throw fail(`Alipay ${method} answered a malformed total_amount ${JSON.stringify(node.total_amount ?? null)}`, undefined, err);
+      return { status, amount: units(method, 'total_amount', node.total_amount), gatewayTradeNo: str(node.trade_no) };
+    },
+
+    async refund(input): Promise<RefundResult> {
+      assertPayableUnits(input.amount);
+      if (input.amount <= 0) throw new RangeError('a refund needs a positive amount');
+      const method = 'alipay.trade.refund';
+      const biz: Record<string, unknown> = { out_trade_no: input.outTradeNo, refund_amount: unitsToYuan(input.amount), out_request_no: input.outRefundNo };
+      if (input.reason) biz.refund_reason = input.reason;
+      const node = await call(method, biz);
+      if (node.code !== '10000') throw errorOf(method, node);
+      if (node.out_trade_no !== input.outTradeNo) throw fail(`Alipay ${method} answered for another order (${String(node.out_trade_no)})`);
+      // fund_change=Y: money moved by this call. N: nothing moved now — a repeated request of a
+      // refund already made, or one still under way; the refund query tells which.
+      return { outRefundNo: input.outRefundNo, status: node.fund_change === 'Y' ? 'succeeded' : 'processing', amount: input.amount, gatewayRefundNo: str(node.trade_no) };
+    },
+
+    async queryRefund(outTradeNo, outRefundNo): Promise<RefundQueryResult> {
+      const method = 'alipay.trade.fastpay.refund.query';
+      const node = await call(method, { out_trade_no: outTradeNo, out_request_no: outRefundNo });
+      if (node.code !== '10000') {
+        if (node.sub_code === 'ACQ.TRADE_NOT_EXIST') return { outRefundNo, status: 'not_found' };
+        throw errorOf(method, node);
       }
-      return { status, amount, gatewayTradeNo: str(node.trade_no) };
+      // Alipay answers 10000 with no refund fields for a refund it doesn't know.
+      if (node.out_request_no === undefined && node.refund_amount === undefined) return { outRefundNo, status: 'not_found' };
+      if (node.out_trade_no !== undefined && node.out_trade_no !== outTradeNo) throw fail(`Alipay ${method} answered for another order (${String(node.out_trade_no)})`);
+      if (node.out_request_no !== undefined && node.out_request_no !== outRefundNo) throw fail(`Alipay ${method} answered for another refund (${String(node.out_request_no)})`);
+      const status = node.refund_status === 'REFUND_SUCCESS' ? 'succeeded' : 'processing';
+      return { outRefundNo, status, amount: units(method, 'refund_amount', node.refund_amount), gatewayRefundNo: str(node.trade_no) };
+    },
+
+    async closePayment(outTradeNo): Promise<void> {
+      const method = 'alipay.trade.close';
+      const node = await call(method, { out_trade_no: outTradeNo });
+      if (node.code === '10000') {
+        if (node.out_trade_no !== undefined && node.out_trade_no !== outTradeNo) throw fail(`Alipay ${method} answered for another order (${String(node.out_trade_no)})`);
+        return;
+      }
+      // Never opened at the cashier: nothing at Alipay to pay, so nothing to close.
+      if (node.sub_code === 'ACQ.TRADE_NOT_EXIST') return;
+      throw errorOf(method, node);
     },
   };
 }

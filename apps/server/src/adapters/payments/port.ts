@@ -5,8 +5,42 @@ export type CreatePaymentInput = { outTradeNo: string; amount: number; subject: 
 export type CreatePaymentResult = { payUrl?: string; qrCode?: string };
 export type NotifyRequest = { headers: Record<string, string | undefined>; rawBody: string };
 export type VerifiedNotify = { outTradeNo: string; amount: number; gatewayTradeNo: string; status: 'paid' | 'failed' | 'pending'; raw: Record<string, unknown> };
-export type NotifyResult = { ok: true; notify: VerifiedNotify } | { ok: false; reason: string };
+/**
+ * A verified refund notification (WeChat REFUND.*, Alipay's trade notification carrying refund
+ * fields). `amount` is this refund's amount, or for Alipay, which reports only the trade's running
+ * total, the total refunded so far (`cumulative`).
+ */
+export type VerifiedRefundNotify = {
+  outTradeNo: string;
+  outRefundNo?: string;
+  gatewayRefundNo?: string;
+  amount: number;
+  cumulative: boolean;
+  status: RefundStatus;
+  raw: Record<string, unknown>;
+};
+/** A payment notification (`kind` absent or 'payment'), a refund notification, or a refusal with its reason. */
+export type NotifyResult =
+  | { ok: true; kind?: 'payment'; notify: VerifiedNotify }
+  | { ok: true; kind: 'refund'; refund: VerifiedRefundNotify }
+  | { ok: false; reason: string };
 export type QueryResult = { status: 'paid' | 'pending' | 'closed' | 'not_found'; amount?: number; gatewayTradeNo?: string };
+/** Refund state as every gateway reports it: done, still under way, or given up (money stays with the merchant). */
+export type RefundStatus = 'succeeded' | 'processing' | 'failed';
+export type RefundInput = {
+  outTradeNo: string;
+  /** Our refund number, unique per refund: sending the same one again is the same refund (idempotent at the gateway). */
+  outRefundNo: string;
+  /** Units of 0.0001 yuan; at most the payment's amount less what was already refunded (partial refunds allowed). */
+  amount: number;
+  /** The payment's whole amount (units), which WeChat Pay requires with every refund. */
+  totalAmount: number;
+  reason?: string;
+  /** Where the gateway sends the refund's notification (WeChat Pay; Alipay uses the payment's notify URL). */
+  notifyUrl?: string;
+};
+export type RefundResult = { outRefundNo: string; status: RefundStatus; amount: number; gatewayRefundNo?: string };
+export type RefundQueryResult = RefundResult | { outRefundNo: string; status: 'not_found' };
 export interface PaymentGateway {
   readonly method: PaymentMethod;
   /** Signs and sends (or builds) the gateway request: a page URL to redirect to and/or a QR code content string. */
@@ -17,6 +51,12 @@ export interface PaymentGateway {
   notifyAck(ok: boolean): { status: number; contentType: string; body: string };
   /** Asks the gateway for the state of a payment (reconciliation). */
   queryPayment(outTradeNo: string): Promise<QueryResult>;
+  /** Refunds all or part of a paid payment. Throws PaymentGatewayError when refused (e.g. more than is left to refund). */
+  refund(input: RefundInput): Promise<RefundResult>;
+  /** Asks for the state of a refund made with `refund`. */
+  queryRefund(outTradeNo: string, outRefundNo: string): Promise<RefundQueryResult>;
+  /** Closes an unpaid payment so it can no longer be paid; a payment the gateway never saw counts as closed. Throws when it can't be closed (e.g. already paid). */
+  closePayment(outTradeNo: string): Promise<void>;
 }
 
 /**

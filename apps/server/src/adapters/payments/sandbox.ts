@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '../../lib/clock.ts';
 import { assertPayableUnits } from '@suanli/domain/money';
-import { PaymentGatewayError, type NotifyResult, type PaymentGateway, type QueryResult, type VerifiedNotify } from './port.ts';
+import { PaymentGatewayError, type NotifyResult, type PaymentGateway, type QueryResult, type RefundInput, type RefundQueryResult, type RefundResult, type VerifiedNotify } from './port.ts';
 
 /**
  * The built-in `sandbox` gateway (the default of `npm start`): a cashier page served by this
@@ -121,6 +121,8 @@ export function createSandboxGateway(deps: {
 
   const cashierSignature = (outTradeNo: string) => crypto.createHmac('sha256', cashierKey).update(`cashier:${outTradeNo}`).digest('base64url');
 
+  const refunds: SandboxRefunds = new Map();
+
   const sign = (n: SandboxNotification) => {
     const body = JSON.stringify(n);
     return { body, signature: crypto.sign('sha256', Buffer.from(body, 'utf8'), keys.privateKey).toString('base64') };
@@ -182,6 +184,10 @@ export function createSandboxGateway(deps: {
       if (!t) return { status: 'not_found' };
       return t.status === 'paid' ? { status: 'paid', amount: t.amount, gatewayTradeNo: t.tradeNo } : { status: 'closed', amount: t.amount, gatewayTradeNo: t.tradeNo };
     },
+
+    refund: (input) => sandboxRefund(trades, refunds, input),
+    queryRefund: async (outTradeNo, outRefundNo) => sandboxQueryRefund(refunds, outTradeNo, outRefundNo),
+    closePayment: (outTradeNo) => sandboxClose(trades, outTradeNo),
 
     cashierSignature,
 
@@ -284,4 +290,35 @@ export async function loadSandboxKeys(dataDir: string): Promise<SandboxKeys> {
     if (isErrno(err, 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'ENOENT')) return keysOf(privateKey, 'memory');
     throw err;
   }
+}
+
+// Refund and close (the port's; the sandbox moves no money). Refunds are kept in memory: what the
+// sandbox remembers of them lasts as long as the process, which is all a test cashier needs.
+type SandboxRefunds = Map<string, RefundResult & { outTradeNo: string }>;
+
+async function sandboxRefund(trades: SandboxTradeStore, refunds: SandboxRefunds, input: RefundInput): Promise<RefundResult> {
+  assertPayableUnits(input.amount);
+  if (input.amount <= 0) throw new RangeError('a refund needs a positive amount');
+  const known = refunds.get(input.outRefundNo);
+  // The same refund number again is the same refund, as at a real gateway.
+  if (known) return { outRefundNo: known.outRefundNo, status: known.status, amount: known.amount, gatewayRefundNo: known.gatewayRefundNo };
+  const trade = await trades.find(input.outTradeNo);
+  if (!trade || trade.status !== 'paid') throw new PaymentGatewayError('sandbox', `sandbox refund refused: ${input.outTradeNo} was not paid`, 'TRADE_NOT_PAID');
+  const refunded = [...refunds.values()].filter((r) => r.outTradeNo === input.outTradeNo).reduce((sum, r) => sum + r.amount, 0);
+  if (refunded + input.amount > trade.amount) throw new PaymentGatewayError('sandbox', 'sandbox refund refused: more than is left to refund', 'REFUND_AMOUNT_EXCEEDED');
+  const result: RefundResult = { outRefundNo: input.outRefundNo, status: 'succeeded', amount: input.amount, gatewayRefundNo: `SBXR${crypto.randomInt(0, 1e9).toString().padStart(9, '0')}` };
+  refunds.set(input.outRefundNo, { ...result, outTradeNo: input.outTradeNo });
+  return result;
+}
+
+function sandboxQueryRefund(refunds: SandboxRefunds, outTradeNo: string, outRefundNo: string): RefundQueryResult {
+  const r = refunds.get(outRefundNo);
+  if (!r || r.outTradeNo !== outTradeNo) return { outRefundNo, status: 'not_found' };
+  return { outRefundNo, status: r.status, amount: r.amount, gatewayRefundNo: r.gatewayRefundNo };
+}
+
+/** A paid trade can't be closed; anything else can (the payment service expires the payment, and the cashier refuses it). */
+async function sandboxClose(trades: SandboxTradeStore, outTradeNo: string): Promise<void> {
+  const trade = await trades.find(outTradeNo);
+  if (trade?.status === 'paid') throw new PaymentGatewayError('sandbox', `sandbox close refused: ${outTradeNo} is paid`, 'ORDER_PAID');
 }

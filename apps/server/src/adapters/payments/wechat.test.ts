@@ -106,6 +106,7 @@ function notification(tx: unknown = transaction(), opts: { envelope?: Record<str
 async function accepted(g: PaymentGateway, req: NotifyRequest): Promise<VerifiedNotify> {
   const result = await g.verifyNotify(req);
   if (!result.ok) throw new Error(`refused: ${result.reason}`);
+  if (result.kind === 'refund') throw new Error('a refund notification, not a payment');
   return result.notify;
 }
 
@@ -490,8 +491,9 @@ describe('WeChat Pay notification', () => {
     expect(await refused(gateway(), notification(transaction({ amount })))).toMatch(reason);
   });
 
-  it('refuses refund events, other algorithms and undecodable contents', async () => {
-    expect(await refused(gateway(), notification(transaction(), { envelope: { event_type: 'REFUND.SUCCESS' } }))).toBe('not a payment notification (event_type REFUND.SUCCESS)');
+  it('refuses unknown events, a transaction dressed as a refund, other algorithms and undecodable contents', async () => {
+    expect(await refused(gateway(), notification(transaction(), { envelope: { event_type: 'MCHTRANSFER.BILL.FINISHED' } }))).toBe('not a payment or refund notification (event_type MCHTRANSFER.BILL.FINISHED)');
+    expect(await refused(gateway(), notification(transaction(), { envelope: { event_type: 'REFUND.SUCCESS' } }))).toBe('missing out_trade_no or out_refund_no');
     const n = notification();
     const envelope = JSON.parse(n.rawBody) as { resource: Record<string, unknown> };
     const other = JSON.stringify({ ...envelope, resource: { ...envelope.resource, algorithm: 'AEAD_SM4_GCM' } });
@@ -518,11 +520,11 @@ describe('WeChat Pay notification', () => {
     }
   });
 
-  it('acknowledges with 204 and refuses with a FAIL body, as WeChat Pay documents', () => {
+  it('acknowledges with 204 and refuses with a 4xx FAIL body (WeChat Pay retries on 4xx or 5xx), never a 500', () => {
     const g = gateway();
     expect(g.notifyAck(true)).toEqual({ status: 204, contentType: 'text/plain', body: '' });
     const refusal = g.notifyAck(false);
-    expect(refusal.status).toBe(500);
+    expect(refusal.status).toBe(400);
     expect(refusal.contentType).toBe('application/json');
     expect(JSON.parse(refusal.body)).toEqual({ code: 'FAIL', message: '失败' });
   });

@@ -1,13 +1,25 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import type { Clock } from '../../lib/clock.ts';
 import { assertPayableUnits, fenToUnits, unitsToFen } from '@suanli/domain/money';
-import { type NotifyResult, type PaymentGateway, PaymentGatewayError, type QueryResult, type VerifiedNotify } from './port.ts';
+import {
+  type NotifyResult,
+  type PaymentGateway,
+  PaymentGatewayError,
+  type QueryResult,
+  type RefundQueryResult,
+  type RefundResult,
+  type RefundStatus,
+  type VerifiedNotify,
+  type VerifiedRefundNotify,
+} from './port.ts';
 
 /**
- * WeChat Pay API v3, Native payment (QR code), with Node's crypto only: v3 is SHA256withRSA over a
- * newline-joined message plus AES-256-GCM, both built in. The official Node SDK (wechatpay-node-v3)
- * bundles an HTTP client and x509 tooling for certificate download, which the platform public key
- * configured per tenant makes unnecessary.
+ * WeChat Pay API v3, Native payment (QR code), with Node's crypto: v3 is SHA256withRSA over a
+ * newline-joined message plus AES-256-GCM, both built in (the tests check every message against
+ * the official wechatpay-axios-plugin and wechatpay-node-v3). WeChat Pay signs with one of
+ * several keys, named by the Wechatpay-Serial header: platform certificates (平台证书), which
+ * rotate and are fetched from GET /v3/certificates, and the WeChat Pay public key (微信支付公钥,
+ * id PUB_KEY_ID_...), configured once. The gateway holds them as a set keyed by serial.
  */
 export const WECHATPAY_BASE_URL = 'https://api.mch.weixin.qq.com';
 
@@ -20,23 +32,40 @@ export type WechatPayOptions = {
   merchantSerialNo: string;
   /** The merchant API private key (apiclient_key.pem), PEM. */
   merchantPrivateKeyPem: string;
-  /** The APIv3 key set in the merchant platform: exactly 32 bytes, the AES-256-GCM key of notifications. */
+  /** The APIv3 key set in the merchant platform: exactly 32 bytes, the AES-256-GCM key of notifications and certificates. */
   apiV3Key: string;
-  /** WeChat Pay's public key (微信支付公钥) or platform certificate (平台证书), PEM. */
-  platformPublicKeyPem: string;
-  /** Its id: the public key ID (PUB_KEY_ID_...) or the certificate serial; answers and notifications must name it in Wechatpay-Serial. */
-  platformSerialNo: string;
+  /** Public-key mode: the WeChat Pay public key id (PUB_KEY_ID_...) and the key, PEM. */
+  publicKeyId?: string;
+  publicKeyPem?: string;
+  /**
+   * A platform certificate (or public key) to start with, and its serial (or PUB_KEY_ID_...). In
+   * certificate mode it may be left out: certificates are fetched from /v3/certificates.
+   */
+  platformPublicKeyPem?: string;
+  platformSerialNo?: string;
+  /**
+   * Fetch platform certificates from /v3/certificates (at first need, every
+   * `certificateRefreshMs`, and when a message names an unknown serial, at most once a minute).
+   * Defaults to on unless only a WeChat Pay public key is configured.
+   */
+  downloadCertificates?: boolean;
+  certificateRefreshMs?: number;
   /** Defaults to the production endpoint; api2.mch.weixin.qq.com is the documented fallback. */
   baseUrl?: string;
   /** Injected in tests; the global fetch otherwise. */
   fetch?: typeof fetch;
-  /** Source of request timestamps and of "now" for replay checks; injected in tests. */
+  /** Source of request timestamps and of "now" for replay checks and refresh timing; injected in tests. */
   clock?: Clock;
   /** Source of request nonces (must differ per request); injected in tests. */
   nonce?: () => string;
   /** Give up on a stalled gateway instead of holding the user's request open. */
   timeoutMs?: number;
 };
+
+/** Certificates are fetched again this often (WeChat Pay announces a rotation weeks ahead). */
+export const WECHATPAY_CERT_REFRESH_MS = 12 * 3_600_000;
+/** A message naming an unknown serial triggers at most one certificate fetch in this long. */
+export const WECHATPAY_CERT_RETRY_MS = 60_000;
 
 /** WeChat Pay refuses, and we refuse, signed messages older or newer than this (replay window). */
 export const WECHATPAY_MAX_SKEW_SECONDS = 300;
@@ -143,26 +172,138 @@ const QUERY_STATUS: Partial<Record<string, QueryResult['status']>> = {
   PAYERROR: 'closed',
 };
 
+const REFUND_STATUS: Partial<Record<string, RefundStatus>> = {
+  SUCCESS: 'succeeded',
+  PROCESSING: 'processing',
+  // Closed, or 退款异常 (the payer's card or balance account refused it): the money stays with the merchant.
+  CLOSED: 'failed',
+  ABNORMAL: 'failed',
+};
+
+type PlatformKey = { key: KeyObject; source: 'configured' | 'downloaded'; expiresAt?: number };
+
+/** Serials are hex (certificates) or PUB_KEY_ID_... (public key): compared without case. */
+const serialKey = (serial: string) => serial.trim().toUpperCase();
+const isPublicKeyId = (serial: string) => serialKey(serial).startsWith('PUB_KEY_ID_');
+
 /**
  * WeChat Pay v3 Native gateway for one merchant. Requests are signed with the merchant API key;
  * every answer and notification we act on must carry WeChat Pay's signature, made within the last
- * five minutes, under the configured platform key — including its deliberate probes
+ * five minutes, under the platform key its Wechatpay-Serial names — including its deliberate probes
  * (WECHATPAY/SIGNTEST/...), which must be and are refused.
  */
-export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
+export function createWechatGateway(opts: WechatPayOptions): PaymentGateway & { refreshCertificates(): Promise<number> } {
   if (Buffer.byteLength(opts.apiV3Key, 'utf8') !== 32) throw new Error('WeChat Pay apiV3Key must be exactly 32 bytes');
   const merchantKey = loadMerchantKey(opts.merchantPrivateKeyPem);
-  const platformKey = loadPlatformKey(opts.platformPublicKeyPem, opts.platformSerialNo);
   const baseUrl = (opts.baseUrl ?? WECHATPAY_BASE_URL).replace(/\/+$/, '');
   const doFetch = opts.fetch ?? fetch;
   const clock = opts.clock ?? (() => new Date());
   const nonce = opts.nonce ?? (() => crypto.randomBytes(16).toString('hex').toUpperCase());
   const timeoutMs = opts.timeoutMs ?? 10_000;
+  const refreshEvery = opts.certificateRefreshMs ?? WECHATPAY_CERT_REFRESH_MS;
+
+  /** The platform keys by serial: configured ones, and certificates fetched from /v3/certificates. */
+  const keys = new Map<string, PlatformKey>();
+  if (opts.publicKeyId !== undefined || opts.publicKeyPem !== undefined) {
+    if (!opts.publicKeyId || !opts.publicKeyPem) throw new Error('WeChat Pay public-key mode needs both publicKeyId (PUB_KEY_ID_...) and publicKeyPem');
+    if (!isPublicKeyId(opts.publicKeyId)) throw new Error(`WeChat Pay publicKeyId must start with PUB_KEY_ID_ (got ${opts.publicKeyId})`);
+    keys.set(serialKey(opts.publicKeyId), { key: loadPlatformKey(opts.publicKeyPem, opts.publicKeyId), source: 'configured' });
+  }
+  if (opts.platformPublicKeyPem !== undefined || opts.platformSerialNo !== undefined) {
+    if (!opts.platformPublicKeyPem || !opts.platformSerialNo) throw new Error('WeChat Pay platform key needs both platformPublicKeyPem and platformSerialNo');
+    keys.set(serialKey(opts.platformSerialNo), { key: loadPlatformKey(opts.platformPublicKeyPem, opts.platformSerialNo), source: 'configured' });
+  }
+  const onlyPublicKey = keys.size > 0 && [...keys.keys()].every(isPublicKeyId);
+  const download = opts.downloadCertificates ?? !onlyPublicKey;
+  if (keys.size === 0 && !download) throw new Error('WeChat Pay: configure the WeChat Pay public key (publicKeyId, publicKeyPem) or allow platform certificate download');
+
+  /** When the scheduled refresh is next due: at once with no key held, else one period after start. */
+  let refreshDue = keys.size === 0 ? Number.NEGATIVE_INFINITY : (opts.clock ?? (() => new Date()))().getTime() + refreshEvery;
+  /** Last fetch caused by an unknown serial (something anyone can send): at most one a minute. */
+  let lastOnDemand = Number.NEGATIVE_INFINITY;
+  let inflight: Promise<number> | undefined;
 
   const fail = (message: string, code?: string, cause?: unknown) => new PaymentGatewayError('wechat', message, code, cause === undefined ? undefined : { cause });
+  const now = () => clock().getTime();
+
+  function keyFor(serial: string): KeyObject | undefined {
+    const entry = keys.get(serialKey(serial));
+    if (!entry) return undefined;
+    if (entry.expiresAt !== undefined && entry.expiresAt < now()) return undefined;
+    return entry.key;
+  }
+
+  /**
+   * Fetches the platform certificates once (concurrent callers share the fetch). Each certificate
+   * arrives encrypted under the APIv3 key, so only WeChat Pay (or the merchant) can have made it;
+   * the answer must also be signed by a key we hold or one of the certificates it brings.
+   */
+  function refreshCertificates(): Promise<number> {
+    inflight ??= fetchCertificates()
+      .then((n) => {
+        refreshDue = now() + refreshEvery;
+        return n;
+      }, (err: unknown) => {
+        // Try again in a minute rather than at every message.
+        refreshDue = Math.max(refreshDue, now() + WECHATPAY_CERT_RETRY_MS);
+        throw err;
+      })
+      .finally(() => {
+        inflight = undefined;
+      });
+    return inflight;
+  }
+
+  async function fetchCertificates(): Promise<number> {
+    const what = 'certificate download';
+    const answer = await send(what, 'GET', '/v3/certificates');
+    if (answer.status !== 200 || !answer.json) throw errorOf(what, answer);
+    const data = answer.json.data;
+    if (!Array.isArray(data)) throw fail(`WeChat Pay ${what} answered without data`);
+    const fetched = new Map<string, PlatformKey>();
+    for (const item of data) {
+      if (!isRecord(item) || !isRecord(item.encrypt_certificate)) throw fail(`WeChat Pay ${what} answered a malformed certificate entry`);
+      const serial = str(item.serial_no);
+      const enc = item.encrypt_certificate;
+      const ciphertext = str(enc.ciphertext);
+      const certNonce = str(enc.nonce);
+      if (!serial || !ciphertext || !certNonce || enc.algorithm !== 'AEAD_AES_256_GCM') throw fail(`WeChat Pay ${what} answered a malformed certificate entry`);
+      let cert: crypto.X509Certificate;
+      try {
+        cert = new crypto.X509Certificate(decryptWechatResource({ ciphertext, nonce: certNonce, associated_data: str(enc.associated_data) ?? '' }, opts.apiV3Key));
+      } catch (err) {
+        throw fail(`WeChat Pay ${what}: certificate ${serial} does not decrypt under the APIv3 key`, 'DECRYPT_FAILED', err);
+      }
+      if (serialKey(cert.serialNumber) !== serialKey(serial)) throw fail(`WeChat Pay ${what}: certificate ${serial} holds serial ${cert.serialNumber}`);
+      if (cert.publicKey.asymmetricKeyType !== 'rsa') continue;
+      fetched.set(serialKey(serial), { key: cert.publicKey, source: 'downloaded', expiresAt: Date.parse(cert.validTo) });
+    }
+    const problem = signatureProblem(answer.header, answer.text, (serial) => fetched.get(serialKey(serial))?.key ?? keyFor(serial));
+    if (problem) throw fail(`WeChat Pay ${what} answer refused: ${problem}`, 'INVALID_SIGNATURE');
+    for (const [serial, key] of fetched) if (keys.get(serial)?.source !== 'configured') keys.set(serial, key);
+    return fetched.size;
+  }
+
+  /** Keeps downloaded certificates fresh: in the background when some key is held, awaited when none is. */
+  async function keepFresh(): Promise<void> {
+    if (!download || inflight || now() < refreshDue) return;
+    refreshDue = now() + WECHATPAY_CERT_RETRY_MS;
+    const pending = refreshCertificates().catch(() => 0);
+    if (keys.size === 0) await pending;
+  }
+
+  /** The key a message's serial names, fetching certificates once (at most once a minute) for an unknown one. */
+  async function resolveKey(serial: string | undefined): Promise<void> {
+    await keepFresh();
+    if (!serial || keyFor(serial) || !download || isPublicKeyId(serial)) return;
+    if (inflight) await inflight.catch(() => 0);
+    if (keyFor(serial) || now() - lastOnDemand < WECHATPAY_CERT_RETRY_MS) return;
+    lastOnDemand = now();
+    await refreshCertificates().catch(() => 0);
+  }
 
   /** Why a signed message (answer or notification) is not WeChat Pay's, or undefined when it is. */
-  function signatureProblem(header: HeaderLookup, body: string): string | undefined {
+  function signatureProblem(header: HeaderLookup, body: string, lookup: (serial: string) => KeyObject | undefined = keyFor): string | undefined {
     const timestamp = header('wechatpay-timestamp');
     const nonceHeader = header('wechatpay-nonce');
     const signature = header('wechatpay-signature');
@@ -170,11 +311,12 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
     if (!timestamp || !nonceHeader || !signature || !serial) return 'missing Wechatpay-Timestamp/Nonce/Signature/Serial headers';
     // WeChat Pay sends these on purpose to check that merchants really verify.
     if (signature.startsWith(PROBE_PREFIX)) return 'bad signature (WECHATPAY/SIGNTEST probe)';
-    if (serial.toUpperCase() !== opts.platformSerialNo.toUpperCase()) return `unknown Wechatpay-Serial ${serial}`;
+    const key = lookup(serial);
+    if (!key) return `unknown Wechatpay-Serial ${serial}`;
     let valid = false;
     if (BASE64.test(signature)) {
       try {
-        valid = crypto.verify('sha256', Buffer.from(wechatResponseMessage(timestamp, nonceHeader, body), 'utf8'), platformKey, Buffer.from(signature, 'base64'));
+        valid = crypto.verify('sha256', Buffer.from(wechatResponseMessage(timestamp, nonceHeader, body), 'utf8'), key, Buffer.from(signature, 'base64'));
       } catch {
         valid = false;
       }
@@ -182,17 +324,19 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
     if (!valid) return 'bad signature';
     // Checked after the signature, which covers the timestamp: a genuine message replayed later.
     if (!/^\d{1,12}$/.test(timestamp)) return `malformed Wechatpay-Timestamp ${timestamp}`;
-    const skew = Math.abs(Math.floor(clock().getTime() / 1000) - Number(timestamp));
+    const skew = Math.abs(Math.floor(now() / 1000) - Number(timestamp));
     if (skew > WECHATPAY_MAX_SKEW_SECONDS) return `stale Wechatpay-Timestamp (${skew} s from now)`;
     return undefined;
   }
 
-  type Answer = { status: number; text: string; json: Record<string, unknown> | undefined; verified: boolean };
+  type Sent = { status: number; ok: boolean; text: string; json: Record<string, unknown> | undefined; header: HeaderLookup };
+  type Answer = Sent & { verified: boolean };
 
-  async function request(what: string, method: 'GET' | 'POST', pathWithQuery: string, body?: Record<string, unknown>): Promise<Answer> {
+  /** Signs and sends a request; the answer's signature is left to the caller. */
+  async function send(what: string, method: 'GET' | 'POST', pathWithQuery: string, body?: Record<string, unknown>): Promise<Sent> {
     const url = new URL(baseUrl + pathWithQuery);
     const bodyText = body === undefined ? '' : JSON.stringify(body);
-    const timestamp = String(Math.floor(clock().getTime() / 1000));
+    const timestamp = String(Math.floor(now() / 1000));
     const nonceStr = nonce();
     const signature = crypto.sign('sha256', Buffer.from(wechatRequestMessage(method, url.pathname + url.search, timestamp, nonceStr, bodyText), 'utf8'), merchantKey).toString('base64');
     const headers: Record<string, string> = {
@@ -218,13 +362,20 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
     } catch {
       json = undefined;
     }
-    const problem = signatureProblem((name) => res.headers.get(name) ?? undefined, text);
-    if (res.ok && problem) throw fail(`WeChat Pay ${what} answer refused: ${problem}`, 'INVALID_SIGNATURE');
     if (!res.ok && !json) throw fail(`WeChat Pay ${what} answered HTTP ${res.status}`);
-    return { status: res.status, text, json, verified: !problem };
+    const headersOf = res.headers;
+    return { status: res.status, ok: res.ok, text, json, header: (name) => headersOf.get(name) ?? undefined };
   }
 
-  function errorOf(what: string, answer: Answer): PaymentGatewayError {
+  async function request(what: string, method: 'GET' | 'POST', pathWithQuery: string, body?: Record<string, unknown>): Promise<Answer> {
+    const sent = await send(what, method, pathWithQuery, body);
+    await resolveKey(sent.header('wechatpay-serial'));
+    const problem = signatureProblem(sent.header, sent.text);
+    if (sent.ok && problem) throw fail(`WeChat Pay ${what} answer refused: ${problem}`, 'INVALID_SIGNATURE');
+    return { ...sent, verified: !problem };
+  }
+
+  function errorOf(what: string, answer: Sent): PaymentGatewayError {
     const code = str(answer.json?.code);
     const message = str(answer.json?.message) ?? `HTTP ${answer.status}`;
     return fail(`WeChat Pay ${what} refused: ${message}${code ? ` (${code})` : ''}`, code);
@@ -236,8 +387,46 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
     if (tx.out_trade_no !== outTradeNo) throw fail(`WeChat Pay ${what} answered for another order (${String(tx.out_trade_no)})`);
   }
 
+  function fenField(what: string, field: string, value: unknown): number {
+    try {
+      return fenToUnits(value as number);
+    } catch (err) {
+      throw fail(`WeChat Pay ${what} answered a malformed ${field} ${JSON.stringify(value ?? null)}`, undefined, err);
+    }
+  }
+
+  /** A refund as WeChat Pay answers it (create, query): checked to be the one asked about. */
+  function refundOf(what: string, r: Record<string, unknown>, outRefundNo: string, outTradeNo?: string): RefundResult {
+    if (r.out_refund_no !== outRefundNo) throw fail(`WeChat Pay ${what} answered for another refund (${String(r.out_refund_no)})`);
+    if (outTradeNo !== undefined && r.out_trade_no !== undefined && r.out_trade_no !== outTradeNo) throw fail(`WeChat Pay ${what} answered for another order (${String(r.out_trade_no)})`);
+    const status = REFUND_STATUS[str(r.status) ?? ''];
+    if (!status) throw fail(`WeChat Pay ${what} answered an unknown refund status ${String(r.status)}`);
+    const amount = fenField(what, 'amount.refund', isRecord(r.amount) ? r.amount.refund : undefined);
+    return { outRefundNo, status, amount, gatewayRefundNo: str(r.refund_id) };
+  }
+
+  /** The decrypted resource of a REFUND.* notification. */
+  function refundNotify(r: Record<string, unknown>, eventType: string): NotifyResult {
+    if (r.mchid !== opts.mchId) return { ok: false, reason: `mchid mismatch (${String(r.mchid ?? 'missing')})` };
+    const outTradeNo = str(r.out_trade_no);
+    const outRefundNo = str(r.out_refund_no);
+    if (!outTradeNo || !outRefundNo) return { ok: false, reason: 'missing out_trade_no or out_refund_no' };
+    const status = REFUND_STATUS[str(r.refund_status) ?? ''];
+    if (!status) return { ok: false, reason: `unknown refund_status ${String(r.refund_status ?? '(missing)')} (${eventType})` };
+    const amount = isRecord(r.amount) ? r.amount : undefined;
+    let units: number;
+    try {
+      units = fenToUnits(amount?.refund as number);
+    } catch {
+      return { ok: false, reason: `malformed amount.refund ${JSON.stringify(amount?.refund ?? null)}` };
+    }
+    const refund: VerifiedRefundNotify = { outTradeNo, outRefundNo, gatewayRefundNo: str(r.refund_id), amount: units, cumulative: false, status, raw: r };
+    return { ok: true, kind: 'refund', refund };
+  }
+
   return {
     method: 'wechat',
+    refreshCertificates,
 
     async createPayment(input) {
       assertPayableUnits(input.amount);
@@ -265,7 +454,9 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
         const lower = new Map(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
         const body = req.rawBody;
         if (typeof body !== 'string') return { ok: false, reason: 'missing body' };
-        const problem = signatureProblem((name) => lower.get(name), body);
+        const header: HeaderLookup = (name) => lower.get(name);
+        await resolveKey(header('wechatpay-serial'));
+        const problem = signatureProblem(header, body);
         if (problem) return { ok: false, reason: problem };
 
         let envelope: unknown;
@@ -276,8 +467,8 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
         }
         if (!isRecord(envelope) || !isRecord(envelope.resource)) return { ok: false, reason: 'no resource in the notification' };
         const eventType = str(envelope.event_type);
-        // Refund notifications share the format but carry a refund, not a transaction.
-        if (!eventType?.startsWith('TRANSACTION.')) return { ok: false, reason: `not a payment notification (event_type ${eventType ?? 'missing'})` };
+        const isRefund = eventType?.startsWith('REFUND.') === true;
+        if (!isRefund && !eventType?.startsWith('TRANSACTION.')) return { ok: false, reason: `not a payment or refund notification (event_type ${eventType ?? 'missing'})` };
         const resource = envelope.resource;
         if (resource.algorithm !== 'AEAD_AES_256_GCM') return { ok: false, reason: `unsupported resource algorithm ${String(resource.algorithm)}` };
         const ciphertext = str(resource.ciphertext);
@@ -297,6 +488,7 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
           return { ok: false, reason: 'decrypted resource is not JSON' };
         }
         if (!isRecord(parsed)) return { ok: false, reason: 'decrypted resource is not an object' };
+        if (isRefund) return refundNotify(parsed, eventType ?? '');
         const tx = parsed;
 
         if (tx.mchid !== opts.mchId) return { ok: false, reason: `mchid mismatch (${String(tx.mchid ?? 'missing')})` };
@@ -323,11 +515,11 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
     },
 
     notifyAck(ok) {
-      // v3: 200/204 without a body means received; anything 4xx/5xx with a FAIL body makes
-      // WeChat Pay retry (15s, 15s, 30s, 3m, ... over 24 h).
+      // v3: 200/204 without a body means received; 4xx or 5xx with a FAIL body makes WeChat Pay
+      // retry (15s, 15s, 30s, 3m, ... over 24 h). 400, not 500: a refusal is not a server fault.
       return ok
         ? { status: 204, contentType: 'text/plain', body: '' }
-        : { status: 500, contentType: 'application/json', body: JSON.stringify({ code: 'FAIL', message: '失败' }) };
+        : { status: 400, contentType: 'application/json', body: JSON.stringify({ code: 'FAIL', message: '失败' }) };
     },
 
     async queryPayment(outTradeNo): Promise<QueryResult> {
@@ -346,15 +538,45 @@ export function createWechatGateway(opts: WechatPayOptions): PaymentGateway {
       const status = tradeState === undefined ? undefined : QUERY_STATUS[tradeState];
       if (!status) throw fail(`WeChat Pay ${what} answered an unknown trade_state ${String(tx.trade_state)}`);
       const total = isRecord(tx.amount) ? tx.amount.total : undefined;
-      let amount: number | undefined;
-      if (total !== undefined) {
-        try {
-          amount = fenToUnits(total as number);
-        } catch (err) {
-          throw fail(`WeChat Pay ${what} answered a malformed amount.total ${JSON.stringify(total)}`, undefined, err);
-        }
-      }
+      const amount = total === undefined ? undefined : fenField(what, 'amount.total', total);
       return { status, amount, gatewayTradeNo: str(tx.transaction_id) };
+    },
+
+    async refund(input): Promise<RefundResult> {
+      assertPayableUnits(input.amount);
+      assertPayableUnits(input.totalAmount);
+      if (input.amount <= 0 || input.amount > input.totalAmount) throw new RangeError('a refund needs a positive amount no larger than the payment');
+      const body: Record<string, unknown> = {
+        out_trade_no: input.outTradeNo,
+        out_refund_no: input.outRefundNo,
+        amount: { refund: unitsToFen(input.amount), total: unitsToFen(input.totalAmount), currency: 'CNY' },
+      };
+      if (input.reason) body.reason = input.reason;
+      if (input.notifyUrl) body.notify_url = input.notifyUrl;
+      const what = 'refund';
+      const answer = await request(what, 'POST', '/v3/refund/domestic/refunds', body);
+      if (answer.status < 200 || answer.status >= 300 || !answer.json) throw errorOf(what, answer);
+      return refundOf(what, answer.json, input.outRefundNo, input.outTradeNo);
+    },
+
+    async queryRefund(outTradeNo, outRefundNo): Promise<RefundQueryResult> {
+      const what = 'refund query';
+      const answer = await request(what, 'GET', `/v3/refund/domestic/refunds/${encodeURIComponent(outRefundNo)}`);
+      if (answer.status === 404 && answer.json?.code === 'RESOURCE_NOT_EXISTS') {
+        if (!answer.verified) throw fail(`WeChat Pay ${what} answered RESOURCE_NOT_EXISTS without a valid signature`, 'INVALID_SIGNATURE');
+        return { outRefundNo, status: 'not_found' };
+      }
+      if (answer.status < 200 || answer.status >= 300 || !answer.json) throw errorOf(what, answer);
+      return refundOf(what, answer.json, outRefundNo, outTradeNo);
+    },
+
+    async closePayment(outTradeNo): Promise<void> {
+      const what = 'order close';
+      const answer = await request(what, 'POST', `/v3/pay/transactions/out-trade-no/${encodeURIComponent(outTradeNo)}/close`, { mchid: opts.mchId });
+      if (answer.status >= 200 && answer.status < 300) return;
+      // Nothing at WeChat Pay to pay, so nothing to close — on WeChat Pay's signed word only.
+      if (answer.status === 404 && answer.json?.code === 'ORDER_NOT_EXIST' && answer.verified) return;
+      throw errorOf(what, answer);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { TenantPaymentSettings } from '@suanli/contract/payment-settings';
 import { boolean, integer, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 import { captchaTypes } from '@suanli/contract/tenant';
 
@@ -9,26 +10,8 @@ export type TenantSettings = {
   icp: string;
 };
 
-/** Per-tenant gateway settings (secrets included: the operator's own merchant accounts). */
-export type TenantPaymentSettings = {
-  /**
-   * The built-in sandbox cashier (credits money for free). Off where a real gateway is configured,
-   * unless `alongsideRealGateways` says the operator wants both (see modules/payment/sandbox-policy.ts).
-   */
-  sandbox?: { enabled: boolean; alongsideRealGateways?: boolean };
-  alipay?: { enabled: boolean; appId: string; privateKeyPem: string; alipayPublicKeyPem: string; sellerId?: string; gatewayUrl?: string; mode: 'page' | 'qr' };
-  wechat?: {
-    enabled: boolean;
-    mchId: string;
-    appId: string;
-    merchantSerialNo: string;
-    merchantPrivateKeyPem: string;
-    apiV3Key: string;
-    platformPublicKeyPem: string;
-    platformSerialNo: string;
-    baseUrl?: string;
-  };
-};
+/** Per-tenant gateway settings (secrets included: the operator's own merchant accounts); the schema lives in the contract. */
+export type { TenantPaymentSettings };
 
 export const tenants = pgTable('tenants', {
   id: integer('id').primaryKey().generatedAlwaysAsIdentity(),

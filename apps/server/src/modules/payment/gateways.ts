@@ -1,6 +1,8 @@
 import type { PaymentMethod } from '@suanli/contract/payment';
-import type { TenantPaymentSettings } from '../../db/schema/tenant.ts';
+import type { AlipaySettings, TenantPaymentSettings, WechatSettings } from '@suanli/contract/payment-settings';
+import type { AlipayOptions } from '../../adapters/payments/alipay.ts';
 import type { PaymentGateway } from '../../adapters/payments/port.ts';
+import type { WechatPayOptions } from '../../adapters/payments/wechat.ts';
 
 /** What the payer sees in the method list and in ledger memos. */
 export const METHOD_NAMES: Record<PaymentMethod, string> = { sandbox: '沙箱支付', alipay: '支付宝', wechat: '微信支付' };
@@ -8,8 +10,42 @@ export const METHOD_NAMES: Record<PaymentMethod, string> = { sandbox: '沙箱支
 /** Real gateways first: where a tenant offers one, it is the one users should pick. */
 const METHOD_ORDER: readonly PaymentMethod[] = ['alipay', 'wechat', 'sandbox'];
 
-export type AlipaySettings = NonNullable<TenantPaymentSettings['alipay']>;
-export type WechatSettings = NonNullable<TenantPaymentSettings['wechat']>;
+export type { AlipaySettings, WechatSettings };
+
+/** What the tenant's Alipay settings give the adapter: public-key mode, or certificate mode when the three certificates are set. */
+export function alipayOptionsOf(s: AlipaySettings): Omit<AlipayOptions, 'fetch' | 'clock' | 'timeoutMs'> {
+  return {
+    appId: s.appId,
+    privateKeyPem: s.privateKeyPem,
+    alipayPublicKeyPem: s.alipayPublicKeyPem,
+    appCertPem: s.appCertPem,
+    alipayPublicCertPem: s.alipayPublicCertPem,
+    alipayRootCertPem: s.alipayRootCertPem,
+    sellerId: s.sellerId,
+    gatewayUrl: s.gatewayUrl,
+    mode: s.mode,
+  };
+}
+
+/** What the tenant's WeChat Pay settings give the adapter (public key, a starting platform certificate, certificate download). */
+export function wechatOptionsOf(s: WechatSettings): Omit<WechatPayOptions, 'fetch' | 'clock' | 'nonce' | 'timeoutMs'> {
+  return {
+    mchId: s.mchId,
+    appId: s.appId,
+    merchantSerialNo: s.merchantSerialNo,
+    merchantPrivateKeyPem: s.merchantPrivateKeyPem,
+    apiV3Key: s.apiV3Key,
+    publicKeyId: s.publicKeyId,
+    publicKeyPem: s.publicKeyPem,
+    platformPublicKeyPem: s.platformPublicKeyPem,
+    platformSerialNo: s.platformSerialNo,
+    downloadCertificates: s.downloadCertificates,
+    baseUrl: s.baseUrl,
+  };
+}
+
+/** The key ids a tenant's WeChat Pay settings name (configured serials; fetched certificates are only known to its gateway). */
+export const wechatSerialsOf = (s: WechatSettings | undefined): string[] => [s?.platformSerialNo, s?.publicKeyId].filter((v): v is string => !!v).map((v) => v.toUpperCase());
 
 export type GatewayFactories = {
   /** One sandbox per installation: its key pair is global, not a tenant's. */

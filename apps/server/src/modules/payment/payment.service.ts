@@ -3,9 +3,9 @@ import { MAX_OPEN_PAYMENTS, PAYMENT_TTL_MINUTES, paymentMethods, type CreatePaym
 import type { Db, DbOrTx, Tx } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError, badRequest, notFound, tooMany } from '../../lib/errors.ts';
-import { PaymentGatewayError, type CreatePaymentResult, type NotifyRequest, type PaymentGateway, type QueryResult, type VerifiedNotify } from '../../adapters/payments/port.ts';
+import { PaymentGatewayError, type CreatePaymentResult, type NotifyRequest, type PaymentGateway, type QueryResult, type VerifiedNotify, type VerifiedRefundNotify } from '../../adapters/payments/port.ts';
 import type { LedgerService } from '../wallet/ledger.service.ts';
-import { METHOD_NAMES, outTradeNoOf, paymentIdOf, type GatewayDirectory, type GatewayTenant } from './gateways.ts';
+import { METHOD_NAMES, outTradeNoOf, paymentIdOf, wechatSerialsOf, type GatewayDirectory, type GatewayTenant } from './gateways.ts';
 import { createPaymentRepository, type PaymentRow, type PaymentTenantRow } from './payment.repository.ts';
 import { presentFlaggedPayment, presentPayment } from './payment.presenter.ts';
 import { paymentUrlsUnder, type PaymentOrigins } from './payment-urls.ts';
@@ -164,7 +164,7 @@ export function createPaymentService(deps: {
     }
     const serial = Object.entries(req.headers).find(([k]) => k.toLowerCase() === 'wechatpay-serial')?.[1]?.toUpperCase();
     const tenants = await repo.tenantsWithSettings('wechat');
-    const bySerial = tenants.filter((t) => serial !== undefined && t.paymentSettings.wechat?.platformSerialNo.toUpperCase() === serial);
+    const bySerial = tenants.filter((t) => serial !== undefined && wechatSerialsOf(t.paymentSettings.wechat).includes(serial));
     return (bySerial.length ? bySerial : tenants).slice(0, MAX_WECHAT_CANDIDATES).flatMap((t) => {
       const gateway = gatewayOf(t, 'wechat');
       return gateway ? [{ gateway, tenantId: t.id }] : [];
@@ -341,6 +341,7 @@ export function createPaymentService(deps: {
       let reason = 'no gateway to verify it with (unknown order, or the method is not set up)';
       for (const c of candidates) {
         const result = await c.gateway.verifyNotify(req);
+        if (result.ok && result.kind === 'refund') return acknowledgeRefund(c, result.refund);
         if (result.ok) {
           verified = { notify: result.notify, gateway: c.gateway, tenantId: c.tenantId };
           break;
@@ -350,6 +351,15 @@ export function createPaymentService(deps: {
       if (!verified) {
         await record(db, false, `rejected: ${reason}`, null);
         return candidates[0]?.gateway.notifyAck(false) ?? NO_GATEWAY_ACK;
+      }
+
+      /** A verified refund notification is logged (for the operator) and acknowledged, never refused or retried. */
+      async function acknowledgeRefund(c: Candidate, refund: VerifiedRefundNotify): Promise<NotifyAck> {
+        const id = paymentIdOf(refund.outTradeNo);
+        const p = id ? await repo.findById(id) : undefined;
+        const known = p && p.method === method && (c.tenantId === undefined || p.tenantId === c.tenantId);
+        await record(db, true, known ? `refund_${refund.status} ${refund.outRefundNo ?? ''}`.trim() : 'refund unknown_order', known ? p.id : null);
+        return c.gateway.notifyAck(true);
       }
 
       const { notify, gateway, tenantId } = verified;
