@@ -13,6 +13,8 @@ import { createUser } from '../helpers/factories.ts';
  * server answers it: no 5xx, and an error comes in the {code,msg,data} envelope.
  *
  * Deterministic (fixed seed) and bounded (RUNS per operation), so it runs in every `npm test`.
+ * FUZZ_RUNS=n runs more; FUZZ_STATS=<file> writes each request's route, status and caller there,
+ * to see how deep the generated requests get.
  */
 const SEED = 20_261_123;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
