@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyCompress from '@fastify/compress';
@@ -7,12 +7,16 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { installZodLocale } from '@suanli/contract/zod-locale';
 import type { Container } from './container.ts';
+import type { Config } from './config.ts';
 import { registerErrorHandler } from './http/plugins/error-handler.ts';
 import { registerEncryption } from './http/plugins/encryption.ts';
 import { registerIdempotency } from './http/plugins/idempotency.ts';
 import { registerTenant } from './http/plugins/tenant.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerSpa } from './http/plugins/spa.ts';
+import { BARE_SECURITY_HEADERS, registerSecurityHeaders } from './http/plugins/security-headers.ts';
+import { InputMessages, registerInputGuard } from './http/plugins/input-guard.ts';
+import { Messages } from '@suanli/contract/errors';
 import { ping } from './db/client.ts';
 import { userRoutes } from './http/routes/user.ts';
 import { tenantRoutes } from './http/routes/tenant.ts';
@@ -22,8 +26,26 @@ import { datahubRoutes } from './http/routes/datahub.ts';
 import { questionRoutes } from './http/routes/question.ts';
 import { paymentRoutes } from './http/routes/payment.ts';
 import { sandboxCashierRoutes } from './http/routes/sandbox-cashier.ts';
+import { devInboxEnabled, devInboxRoutes } from './http/routes/dev-inbox.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
+
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count becomes proxy-addr's trust function "the first N
+ * addresses from the socket's end are proxies" (Fastify itself refuses a bare number); the client is
+ * then the address the outermost trusted proxy appended, whatever a client wrote to the left of it.
+ */
+export function trustProxyOption(tp: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof tp === 'number') return (_address, hop) => hop < tp;
+  return tp;
+}
+
+function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const [status, msg] =
+    err.code === 'FST_ERR_BAD_URL' ? [400, InputMessages.badUrl] : err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, '请求地址过长'] : [500, Messages.internal];
+  if (status >= 500) req.log.error({ err }, 'framework error');
+  void reply.status(status).headers(BARE_SECURITY_HEADERS).send({ code: status, msg, data: null, requestId: req.id });
+}
 
 /** Builds the HTTP app on a container; tests call this and use app.inject. */
 export async function buildApp(container: Container, opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -31,15 +53,19 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 1024 * 1024,
-    trustProxy: container.config.trustProxy,
+    trustProxy: trustProxyOption(container.config.trustProxy),
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // A URL the router can't decode (`/api/%zz`) or a path parameter too long: answered here,
+    // before any hook, so in the envelope and with the headers other answers get from hooks.
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
   registerErrorHandler(app);
+  await registerSecurityHeaders(app, { publicUrl: container.config.PUBLIC_URL });
   registerIdempotency(app, container); // before encryption: its onSend must see the plain answer
   registerEncryption(app, container.rsaKeys);
   await app.register(fastifyCompress, { threshold: 1024 });
@@ -54,6 +80,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
 
+  registerInputGuard(app); // after encryption: an encrypted body is checked once decrypted
   registerTenant(app, container.tenants);
   registerAuth(app, container.accounts);
 
@@ -75,8 +102,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   paymentRoutes(app, container.payments);
   sandboxCashierRoutes(app, container.sandboxCashier);
 
-  const inbox = container.smsInbox;
-  if (inbox) app.get('/dev/inbox', { schema: { hide: true } }, async () => ({ list: inbox() }));
+  if (devInboxEnabled(container.smsInbox, container.config.trustProxy)) devInboxRoutes(app, container.smsInbox);
 
   await registerSpa(app, { distDir: opts.webDist, publicKeyPem: container.rsaKeys.publicKeyPem, captchaEnabled: container.config.captcha });
   return app;

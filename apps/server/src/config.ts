@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -28,7 +29,7 @@ const schema = z.object({
   /** Background jobs of all kinds run at once by this process (each kind also has its own limit). */
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(64),
   WEB_DIST: z.string().optional(),
-  TRUST_PROXY: onOff.default('off'),
+  TRUST_PROXY: z.string().trim().default('off'),
   RATE_LIMIT: onOff.default('on'),
   SANDBOX_PAYMENTS: onOff.default('on'),
 });
@@ -36,7 +37,11 @@ const schema = z.object({
 export type Config = Omit<z.infer<typeof schema>, 'CAPTCHA' | 'SEED' | 'TRUST_PROXY' | 'RATE_LIMIT' | 'SANDBOX_PAYMENTS'> & {
   captcha: boolean;
   seed: boolean;
-  trustProxy: boolean;
+  /**
+   * Which X-Forwarded-For hops to believe (Fastify's `trustProxy`): false (none, the socket's
+   * address is the client), a hop count, or the addresses/CIDRs of the proxies in front.
+   */
+  trustProxy: false | number | string[];
   rateLimit: boolean;
   /** The built-in sandbox gateway credits money for free: off on a live installation. */
   sandboxPayments: boolean;
@@ -61,9 +66,52 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...rest,
     captcha: CAPTCHA === 'on',
     seed: SEED === 'on',
-    trustProxy: TRUST_PROXY === 'on',
+    trustProxy: parseTrustProxy(TRUST_PROXY),
     rateLimit: RATE_LIMIT === 'on',
     sandboxPayments: SANDBOX_PAYMENTS === 'on',
     dataDir: path.resolve(rest.DATA_DIR),
   };
+}
+
+/** proxy-addr's names for address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrCidr(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...more] = entry.split('/');
+  const family = net.isIP(address);
+  if (!family || more.length) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+const TRUST_PROXY_FORMAT =
+  'set TRUST_PROXY to off (no proxy), to the number of proxies in front of the server (e.g. 1 for one nginx), ' +
+  'or to a comma-separated list of their addresses or CIDRs (e.g. 10.0.0.2,192.168.1.0/24)';
+
+/**
+ * TRUST_PROXY: `off`/`0`, a hop count, or the proxies' addresses. The old `on` trusted every hop,
+ * so the left-most X-Forwarded-For (written by the client) became its address: it is refused, naming the new format.
+ */
+export function parseTrustProxy(value: string): false | number | string[] {
+  const v = value.trim().toLowerCase();
+  if (v === '' || v === 'off' || v === 'false' || v === '0') return false;
+  if (v === 'on' || v === 'true') {
+    throw new Error(
+      `Invalid configuration:\n  TRUST_PROXY: "on" is no longer accepted: it believed every X-Forwarded-For entry, so a client could ` +
+        `forge its address and escape per-IP limits; ${TRUST_PROXY_FORMAT}`,
+    );
+  }
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    if (hops > 32) throw new Error(`Invalid configuration:\n  TRUST_PROXY: ${hops} proxies is not plausible; ${TRUST_PROXY_FORMAT}`);
+    return hops;
+  }
+  const entries = v.split(',').map((e) => e.trim()).filter(Boolean);
+  const bad = entries.filter((e) => !isAddressOrCidr(e));
+  if (bad.length || !entries.length) {
+    throw new Error(`Invalid configuration:\n  TRUST_PROXY: not an address or CIDR: ${bad.join(', ') || value}; ${TRUST_PROXY_FORMAT}`);
+  }
+  return entries;
 }

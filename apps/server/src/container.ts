@@ -130,8 +130,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     database,
     db,
     clock,
-    /** Present only with the console SMS adapter: backs GET /dev/inbox. */
-    smsInbox: consoleSms ? (): InboxEntry[] => consoleSms.inbox() : undefined,
+    /** Present only with the console SMS adapter: backs GET /dev/inbox (one tenant's codes; all without an id, for in-process tools). */
+    smsInbox: consoleSms ? (tenantId?: number): InboxEntry[] => consoleSms.inbox(tenantId) : undefined,
     tenants,
     captcha,
     accounts,

@@ -4,11 +4,14 @@ import { loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { buildApp } from './app.ts';
 import { seedDemo } from './db/seed.ts';
+import { secureDataDir } from './lib/data-dir.ts';
+import { DEV_INBOX_NOTICE, DEV_INBOX_OFF_NOTICE, devInboxEnabled } from './http/routes/dev-inbox.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 async function main() {
   const config = loadConfig();
+  secureDataDir(config.dataDir, { create: !config.DATABASE_URL });
   const container = await createContainer(config);
   if (config.seed) await seedDemo(container.db);
   const app = await buildApp(container, {
@@ -42,7 +45,7 @@ async function main() {
       `SANDBOX PAYMENTS ARE ON for ${sandboxed.map((t) => `${t.code} (${t.title})`).join(', ')}: any signed-in user there can credit up to ¥100,000 per click without paying. Turn it off per tenant (payment settings) or for all with SANDBOX_PAYMENTS=off before taking real customers.`,
     );
   }
-  if (container.smsInbox) app.log.info('SMS codes are printed here as [sms] <phone> <code> and listed at /dev/inbox');
+  if (container.smsInbox) app.log.warn(devInboxEnabled(container.smsInbox, config.trustProxy) ? DEV_INBOX_NOTICE : DEV_INBOX_OFF_NOTICE);
 }
 
 main().catch((err: unknown) => {

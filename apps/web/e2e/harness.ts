@@ -77,6 +77,9 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       '--disable-sync',
     ],
   });
+  // The console must work under the server's Content-Security-Policy: Chromium reports every
+  // violation on the page's console, and any one fails the suite when the harness closes.
+  const cspViolations: string[] = [];
   return {
     container,
     app,
@@ -86,6 +89,9 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     async newPage({ width = 1440, height = 900 } = {}) {
       const context = await browser.newContext({ viewport: { width, height }, locale: 'zh-CN' });
       const page = await context.newPage();
+      page.on('console', (msg) => {
+        if (msg.type() === 'error' && /Content.Security.Policy/i.test(msg.text())) cspViolations.push(`${page.url()}: ${msg.text()}`);
+      });
       return { context, page };
     },
     async close() {
@@ -94,6 +100,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       await app.close();
       await container.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (cspViolations.length) throw new Error(`Content-Security-Policy violations:\n${cspViolations.join('\n')}`);
     },
   };
 }

@@ -31,3 +31,18 @@ export const plainText = (label: string, max: number, min = 1) =>
     .refine((s) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(s), {
       error: `${label}包含不可见的控制字符`,
     });
+
+/**
+ * An ISO 8601 instant with offset, in years 1900–9999: PostgreSQL has no year 0000 and JavaScript
+ * dates beyond 9999 don't print as ISO 8601, so such a filter is refused here, naming the field.
+ */
+export const isoDateTime = (label: string) =>
+  z.iso
+    .datetime({ offset: true, error: `${label}格式不正确，应为 ISO 8601（带时区），如 2025-01-31T08:00:00+08:00` })
+    .refine(
+      (s) => {
+        const t = Date.parse(s);
+        return Number.isFinite(t) && t >= Date.UTC(1900, 0, 1) && t < Date.UTC(10000, 0, 1);
+      },
+      { error: `${label}超出范围，应在 1900–9999 年之间` },
+    );

@@ -1,18 +1,18 @@
 import { z } from 'zod';
+import { isoDateTime } from './validation.ts';
 
 export const ledgerKinds = ['recharge', 'order_payment', 'payg_charge', 'refund', 'coupon', 'adjustment'] as const;
 export const ledgerKind = z.enum(ledgerKinds, { error: '交易类型不正确' });
 export type LedgerKind = z.infer<typeof ledgerKind>;
 
-const time = z.iso.datetime({ offset: true, error: '时间格式不正确，应为 ISO 8601（带时区）' });
 
 /** POST /api/v1/transactions/list: filters of the income and expense page. */
 export const transactionsQuery = z
   .strictObject({
     page: z.number({ error: '页码必须是数字' }).int().min(1, { error: '页码必须是正整数' }).default(1),
     pageSize: z.number({ error: '每页条数必须是数字' }).int().min(1).max(100, { error: '每页最多 100 条' }).default(20),
-    startTime: time.optional(),
-    endTime: time.optional(),
+    startTime: isoDateTime('开始时间').optional(),
+    endTime: isoDateTime('结束时间').optional(),
     kind: ledgerKind.optional(),
     direction: z.enum(['income', 'expense'], { error: '收支方向应为 income 或 expense' }).optional(),
   })

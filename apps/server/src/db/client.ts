@@ -11,6 +11,7 @@ import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { sql, type SQL } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
+import { DIR_MODE, restrictToOwner } from '../lib/data-dir.ts';
 
 export type Schema = typeof schema;
 /** One type for both engines: repositories never know which one they talk to. */
@@ -59,13 +60,15 @@ export async function openPostgres(url: string, opts: { max?: number } = {}): Pr
 export async function openPglite(dir?: string): Promise<Database> {
   let release = () => {};
   if (dir) {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
     release = acquireLock(path.join(path.dirname(dir), `${path.basename(dir)}.lock`), dir);
   }
   try {
     const client = await PGlite.create(dir ? { dataDir: dir } : {});
     const db = drizzlePglite(client, { schema }) as unknown as Db;
     await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
+    // PGlite writes the files of a new cluster 0666 whatever the umask (PostgreSQL's own later files are 0600).
+    if (dir) restrictToOwner(dir);
     return {
       db,
       engine: 'pglite',

@@ -28,4 +28,6 @@ export const RATE_LIMITS = {
   hashing: { max: 30, timeWindow: '1 minute' },
   /** Gateways notify from a few addresses in bursts: generous, but every body is verified and kept. */
   notify: { max: 600, timeWindow: '1 minute' },
+  /** The contact form stores a sales lead and shows it to operators: a person sends a few, a script thousands. */
+  question: { max: 10, timeWindow: '1 hour' },
 } as const;

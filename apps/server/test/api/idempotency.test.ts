@@ -341,7 +341,7 @@ describe.each(engines)('Idempotency-Key on %s', (engine) => {
       expect(calls.slow).toBe(1);
     });
 
-    it('takes over a reservation left in progress for more than 5 minutes', async () => {
+    it('takes over a reservation whose lease lapsed (its request stopped renewing it)', async () => {
       gate = deferred();
       slowStarted = deferred();
       const before = calls.slow;

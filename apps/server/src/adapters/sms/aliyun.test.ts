@@ -86,7 +86,7 @@ const baseOptions = {
 describe('createAliyunSms', () => {
   it('sends a signed SendSms GET with the code as the template variable', async () => {
     const f = fakeFetch(json(200, { Code: 'OK', Message: 'OK', RequestId: 'R1', BizId: 'B1' }));
-    await createAliyunSms({ ...baseOptions, fetch: f.fn }).sendCode({ phone: '13800138000', code: '123456' });
+    await createAliyunSms({ ...baseOptions, fetch: f.fn }).sendCode({ tenantId: 1, phone: '13800138000', code: '123456' });
 
     expect(f.calls).toHaveLength(1);
     const { url, init } = f.calls[0]!;
@@ -119,14 +119,14 @@ describe('createAliyunSms', () => {
 
   it('uses a per-call sign name when the caller gives one', async () => {
     const f = fakeFetch(json(200, { Code: 'OK' }));
-    await createAliyunSms({ ...baseOptions, fetch: f.fn }).sendCode({ phone: '13800138000', code: '000111', signName: '星湖智算' });
+    await createAliyunSms({ ...baseOptions, fetch: f.fn }).sendCode({ tenantId: 1, phone: '13800138000', code: '000111', signName: '星湖智算' });
     expect(f.calls[0]!.url.searchParams.get('SignName')).toBe('星湖智算');
   });
 
   it("throws Aliyun's Message when the answer's Code is not OK", async () => {
     const f = fakeFetch(json(200, { Code: 'isv.BUSINESS_LIMIT_CONTROL', Message: '触发小时级流控Permits:5', RequestId: 'R2' }));
     const sms = createAliyunSms({ ...baseOptions, fetch: f.fn });
-    const err = await sms.sendCode({ phone: '13800138000', code: '123456' }).catch((e: unknown) => e);
+    const err = await sms.sendCode({ tenantId: 1, phone: '13800138000', code: '123456' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AliyunSmsError);
     expect((err as AliyunSmsError).message).toContain('触发小时级流控Permits:5');
     expect((err as AliyunSmsError).code).toBe('isv.BUSINESS_LIMIT_CONTROL');
@@ -135,14 +135,14 @@ describe('createAliyunSms', () => {
 
   it('reads the refusal from a 4xx answer too (e.g. a bad signature)', async () => {
     const f = fakeFetch(json(400, { Code: 'SignatureDoesNotMatch', Message: 'Specified signature is not matched with our calculation.' }));
-    await expect(createAliyunSms({ ...baseOptions, fetch: f.fn }).sendCode({ phone: '13800138000', code: '1' })).rejects.toThrow(
+    await expect(createAliyunSms({ ...baseOptions, fetch: f.fn }).sendCode({ tenantId: 1, phone: '13800138000', code: '1' })).rejects.toThrow(
       /Specified signature is not matched.*SignatureDoesNotMatch/,
     );
   });
 
   it('throws when the gateway answers something that is not a SendSms result', async () => {
     const f = fakeFetch(async () => new Response('<html>502 Bad Gateway</html>', { status: 502 }));
-    await expect(createAliyunSms({ ...baseOptions, fetch: f.fn }).sendCode({ phone: '13800138000', code: '1' })).rejects.toThrow(/HTTP 502/);
+    await expect(createAliyunSms({ ...baseOptions, fetch: f.fn }).sendCode({ tenantId: 1, phone: '13800138000', code: '1' })).rejects.toThrow(/HTTP 502/);
   });
 
   it('throws when the network fails', async () => {
@@ -150,7 +150,7 @@ describe('createAliyunSms', () => {
       throw new TypeError('fetch failed');
     });
     const err = await createAliyunSms({ ...baseOptions, fetch: f.fn })
-      .sendCode({ phone: '13800138000', code: '1' })
+      .sendCode({ tenantId: 1, phone: '13800138000', code: '1' })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AliyunSmsError);
     expect((err as Error).message).toMatch(/unreachable: fetch failed/);
@@ -161,7 +161,7 @@ describe('createAliyunSms', () => {
       new Promise((_resolve, reject) => {
         init?.signal?.addEventListener('abort', () => reject(init.signal?.reason));
       });
-    await expect(createAliyunSms({ ...baseOptions, fetch: hanging, timeoutMs: 20 }).sendCode({ phone: '13800138000', code: '1' })).rejects.toThrow(
+    await expect(createAliyunSms({ ...baseOptions, fetch: hanging, timeoutMs: 20 }).sendCode({ tenantId: 1, phone: '13800138000', code: '1' })).rejects.toThrow(
       AliyunSmsError,
     );
   });
@@ -169,8 +169,8 @@ describe('createAliyunSms', () => {
   it('signs each request with a fresh nonce by default', async () => {
     const f = fakeFetch(json(200, { Code: 'OK' }));
     const sms = createAliyunSms({ ...baseOptions, nonce: undefined, fetch: f.fn });
-    await sms.sendCode({ phone: '13800138000', code: '1' });
-    await sms.sendCode({ phone: '13800138000', code: '2' });
+    await sms.sendCode({ tenantId: 1, phone: '13800138000', code: '1' });
+    await sms.sendCode({ tenantId: 1, phone: '13800138000', code: '2' });
     const [a, b] = f.calls.map((c) => c.url.searchParams.get('SignatureNonce'));
     expect(a).toBeTruthy();
     expect(a).not.toBe(b);

@@ -28,6 +28,12 @@ export const idempotencyKeys = pgTable(
     /** The plain (not SPEC §5-encrypted) answer, sealed with AES-256-GCM. */
     response: text('response'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    /**
+     * While 'in_progress': the holder's lease, renewed every few seconds by the live request. A
+     * reservation past it belongs to a process that died and is taken over (null on rows written
+     * before leases: those fall back to created_at + 5 minutes).
+     */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },

@@ -24,7 +24,9 @@ import type { App } from '../route-types.ts';
  *   - the same key while the first request still runs answers 409 (so concurrent duplicates make one effect);
  *   - only 2xx and 4xx answers are stored (not 429, which is transient); a 5xx, or a request that
  *     ends without an answer, frees the key so the client can try again;
- *   - keys expire after 24 h; a reservation whose process died is taken over after 5 minutes.
+ *   - keys expire after 24 h. A reservation is a lease of IDEMPOTENCY_LEASE_MS that the live
+ *     request renews every third of it; a process that died mid-request stops renewing, so its
+ *     key can be retried seconds later (not a 409 for minutes), and a slow live request keeps its key.
  *
  * The request is fingerprinted after parsing and validation (preHandler), so encrypted routes
  * (SPEC §5), whose ciphertext differs on every try, compare the decrypted body. The answer is
@@ -42,14 +44,17 @@ export const IdempotencyMessages = {
 
 const KEY = /^[\x20-\x7e]{1,128}$/;
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
-/** An 'in_progress' reservation older than this belongs to a request that will never finish. */
+/** How long a reservation holds without renewal: past it, its request is taken for dead. */
+export const IDEMPOTENCY_LEASE_MS = 15_000;
+const RENEW_EVERY_MS = IDEMPOTENCY_LEASE_MS / 3;
+/** Rows written before leases existed: 'in_progress' older than this belongs to a request that will never finish. */
 export const IDEMPOTENCY_STALE_MS = 5 * 60_000;
 const CLEANUP_EVERY_MS = 60_000;
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The reservation this request holds, until its answer is stored or the key released. */
-    idempotency: (Reservation & { key: string; salt: string; settled: boolean }) | null;
+    idempotency: (Reservation & { key: string; salt: string; settled: boolean; renewal?: NodeJS.Timeout }) | null;
   }
 }
 
@@ -117,6 +122,7 @@ export function registerIdempotency(app: App, deps: { db: Db; clock: Clock; repo
     const held = req.idempotency;
     if (!held || held.settled) return;
     held.settled = true;
+    clearInterval(held.renewal);
     try {
       const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
       if (text !== undefined && isStorable(reply.statusCode)) {
@@ -167,11 +173,17 @@ export function registerIdempotency(app: App, deps: { db: Db; clock: Clock; repo
     const result = await repo.reserve(scope, fingerprint, {
       now,
       expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      leaseUntil: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
       staleBefore: new Date(now.getTime() - IDEMPOTENCY_STALE_MS),
     });
 
     if (result && 'reserved' in result) {
-      req.idempotency = { ...result.reserved, key, salt, settled: false };
+      const held: NonNullable<FastifyRequest['idempotency']> = { ...result.reserved, key, salt, settled: false };
+      held.renewal = setInterval(() => {
+        repo.renew(held, new Date(clock().getTime() + IDEMPOTENCY_LEASE_MS)).catch((err: unknown) => req.log.warn({ err }, 'idempotency: could not renew the lease'));
+      }, RENEW_EVERY_MS);
+      held.renewal.unref();
+      req.idempotency = held;
       return;
     }
     const row = result?.existing;

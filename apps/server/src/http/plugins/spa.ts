@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { Messages } from '@suanli/contract/errors';
 import { presentTenantDomain } from '../../modules/tenant/tenant.presenter.ts';
+import { scriptNonce } from './security-headers.ts';
 
 const API_PREFIXES = ['/api/', '/user/', '/ucenter/', '/dev/'];
 
@@ -21,7 +22,16 @@ export async function registerSpa(app: FastifyInstance, opts: { distDir: string 
   const indexPath = distDir ? path.join(distDir, 'index.html') : undefined;
   const template = indexPath && fs.existsSync(indexPath) ? fs.readFileSync(indexPath, 'utf8') : undefined;
   if (distDir && template) {
-    await app.register(fastifyStatic, { root: distDir, index: false, wildcard: false, maxAge: '1y', immutable: true, prefix: '/' });
+    // Hashed assets are immutable; index.html is not an asset: it is rendered per Host below, never cached for long.
+    await app.register(fastifyStatic, {
+      root: distDir,
+      index: false,
+      wildcard: false,
+      maxAge: '1y',
+      immutable: true,
+      prefix: '/',
+      allowedPath: (pathname) => pathname !== '/index.html',
+    });
   }
 
   const renderIndex = (req: FastifyRequest, reply: FastifyReply) => {
@@ -32,7 +42,7 @@ export async function registerSpa(app: FastifyInstance, opts: { distDir: string 
       info.favicon ? `<link rel="icon" href="${escapeHtml(info.favicon)}">` : '',
       `<meta name="theme-color" content="${escapeHtml(info.config.primaryColor)}">`,
       `<style>:root{--brand:${escapeHtml(info.config.primaryColor)}}</style>`,
-      `<script>window.__TENANT__=${scriptJson(info)};window.__PUBLIC_KEY__=${scriptJson(publicKeyPem)}</script>`,
+      `<script nonce="${scriptNonce(req)}">window.__TENANT__=${scriptJson(info)};window.__PUBLIC_KEY__=${scriptJson(publicKeyPem)}</script>`,
     ].join('');
     return reply
       .header('cache-control', 'no-cache')
@@ -42,7 +52,8 @@ export async function registerSpa(app: FastifyInstance, opts: { distDir: string 
 
   app.setNotFoundHandler((req, reply) => {
     const isApi = API_PREFIXES.some((p) => req.url.startsWith(p)) || req.url === '/api';
-    if (req.method === 'GET' && !isApi && !path.extname(req.url.split('?')[0] ?? '')) return renderIndex(req, reply);
+    const pathname = req.url.split('?')[0] ?? '';
+    if ((req.method === 'GET' || req.method === 'HEAD') && !isApi && (!path.extname(pathname) || pathname === '/index.html')) return renderIndex(req, reply);
     return reply.status(404).send({ code: 404, msg: Messages.resourceMissing, data: null, requestId: req.id });
   });
 }

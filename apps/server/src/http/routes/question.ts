@@ -1,6 +1,6 @@
 import { listOf, okEnvelope, pageQuery } from '@suanli/contract/envelope';
 import { questionBody, questionCreated, questionItem } from '@suanli/contract/question';
-import type { App } from '../route-types.ts';
+import { RATE_LIMITS, type App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
 import { authOf } from '../plugins/auth.ts';
 import type { QuestionService } from '../../modules/question/question.service.ts';
@@ -10,7 +10,7 @@ export function questionRoutes(app: App, questions: QuestionService) {
     '/api/v1/questions/',
     {
       // Signed-in or not: the guard of the web sends visitors here signed in, but sales leads are welcome either way.
-      config: { idempotent: true },
+      config: { idempotent: true, rateLimit: RATE_LIMITS.question },
       onRequest: app.optionalUser,
       schema: { tags: ['咨询'], summary: '提交预约咨询（联系销售）', body: questionBody, response: { 200: okEnvelope(questionCreated) } },
     },

@@ -32,12 +32,12 @@ export function createIdempotencyRepository(db: DbOrTx) {
     );
 
   /** INSERT ... ON CONFLICT DO NOTHING: of concurrent inserts of one scope exactly one gets the row. */
-  async function insert(s: IdempotencyScope, fingerprint: string, now: Date, expiresAt: Date): Promise<Reservation | undefined> {
+  async function insert(s: IdempotencyScope, fingerprint: string, now: Date, expiresAt: Date, leaseUntil: Date): Promise<Reservation | undefined> {
     const owner = crypto.randomUUID();
     try {
       const [row] = await db
         .insert(idempotencyKeys)
-        .values({ ...s, fingerprint, owner, status: 'in_progress', createdAt: now, expiresAt })
+        .values({ ...s, fingerprint, owner, status: 'in_progress', createdAt: now, leaseUntil, expiresAt })
         .onConflictDoNothing({ target: [idempotencyKeys.tenantId, idempotencyKeys.scope, idempotencyKeys.method, idempotencyKeys.route, idempotencyKeys.keyHash] })
         .returning({ id: idempotencyKeys.id });
       return row ? { id: row.id, owner } : undefined;
@@ -48,11 +48,11 @@ export function createIdempotencyRepository(db: DbOrTx) {
   }
 
   /** Compare-and-swap on the owner token: of concurrent takeovers of a dead row exactly one wins. */
-  async function takeOver(row: IdempotencyRow, fingerprint: string, now: Date, expiresAt: Date): Promise<Reservation | undefined> {
+  async function takeOver(row: IdempotencyRow, fingerprint: string, now: Date, expiresAt: Date, leaseUntil: Date): Promise<Reservation | undefined> {
     const owner = crypto.randomUUID();
     const [won] = await db
       .update(idempotencyKeys)
-      .set({ fingerprint, owner, status: 'in_progress', statusCode: null, contentType: null, response: null, createdAt: now, completedAt: null, expiresAt })
+      .set({ fingerprint, owner, status: 'in_progress', statusCode: null, contentType: null, response: null, createdAt: now, leaseUntil, completedAt: null, expiresAt })
       .where(and(eq(idempotencyKeys.id, row.id), eq(idempotencyKeys.owner, row.owner)))
       .returning({ id: idempotencyKeys.id });
     return won ? { id: won.id, owner } : undefined;
@@ -60,21 +60,37 @@ export function createIdempotencyRepository(db: DbOrTx) {
 
   return {
     /**
-     * Reserves the key for this request, or returns the row that holds it. A row past its expiry,
-     * or left 'in_progress' since before `staleBefore` (its process died mid-request), is taken over.
+     * Reserves the key for this request (leased until `leaseUntil`), or returns the row that holds
+     * it. A row past its expiry, or left 'in_progress' past its lease (its process died
+     * mid-request; rows without a lease: created before `staleBefore`), is taken over.
      */
-    async reserve(s: IdempotencyScope, fingerprint: string, opts: { now: Date; expiresAt: Date; staleBefore: Date }): Promise<ReserveResult | undefined> {
+    async reserve(
+      s: IdempotencyScope,
+      fingerprint: string,
+      opts: { now: Date; expiresAt: Date; leaseUntil: Date; staleBefore: Date },
+    ): Promise<ReserveResult | undefined> {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        const reserved = await insert(s, fingerprint, opts.now, opts.expiresAt);
+        const reserved = await insert(s, fingerprint, opts.now, opts.expiresAt, opts.leaseUntil);
         if (reserved) return { reserved };
         const [row] = await db.select().from(idempotencyKeys).where(whereScope(s)).limit(1);
         if (!row) continue; // released between our insert and our read: try again
-        const dead = row.expiresAt <= opts.now || (row.status === 'in_progress' && row.createdAt < opts.staleBefore);
+        const lapsed = row.leaseUntil ? row.leaseUntil < opts.now : row.createdAt < opts.staleBefore;
+        const dead = row.expiresAt <= opts.now || (row.status === 'in_progress' && lapsed);
         if (!dead) return { existing: row };
-        const taken = await takeOver(row, fingerprint, opts.now, opts.expiresAt);
+        const taken = await takeOver(row, fingerprint, opts.now, opts.expiresAt, opts.leaseUntil);
         if (taken) return { reserved: taken };
       }
       return undefined; // lost every race: the caller answers "in progress"
+    },
+
+    /** Extends the lease of a reservation still ours and in progress; false when it is not. */
+    async renew(r: Reservation, leaseUntil: Date): Promise<boolean> {
+      const rows = await db
+        .update(idempotencyKeys)
+        .set({ leaseUntil })
+        .where(and(eq(idempotencyKeys.id, r.id), eq(idempotencyKeys.owner, r.owner), eq(idempotencyKeys.status, 'in_progress')))
+        .returning({ id: idempotencyKeys.id });
+      return rows.length > 0;
     },
 
     /** Stores the answer; does nothing if the reservation is no longer ours. */

@@ -143,7 +143,7 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
       });
       if (deliver) {
         try {
-          await deps.sms.sendCode({ phone: input.phone, code });
+          await deps.sms.sendCode({ tenantId, phone: input.phone, code });
         } catch (err) {
           // The gateway's reason rides along as the cause; the error handler logs 5xx with it.
           throw new AppError(503, '短信发送失败，请稍后重试', undefined, undefined, err);
