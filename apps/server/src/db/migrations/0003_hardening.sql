@@ -6,9 +6,19 @@ CREATE TABLE "server_keys" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "tenants" ALTER COLUMN "payment_settings" SET DEFAULT '{}'::jsonb;--> statement-breakpoint
+ALTER TABLE "users" ADD COLUMN "password_failures" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "users" ADD COLUMN "password_locked_until" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "wallets" ADD COLUMN "last_hash" text;--> statement-breakpoint
+ALTER TABLE "idempotency_keys" ADD COLUMN "lease_until" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "ledger_entries" ADD COLUMN "hash" text;--> statement-breakpoint
+ALTER TABLE "payment_notifications" ADD COLUMN "body_sha256" text;--> statement-breakpoint
+ALTER TABLE "payment_notifications" ADD COLUMN "body_bytes" integer;--> statement-breakpoint
 CREATE INDEX "jobs_claim" ON "jobs" USING btree ("kind","status","run_at");--> statement-breakpoint
+CREATE INDEX "payments_flagged" ON "payments" USING btree ("tenant_id","paid_at") WHERE "payments"."flagged";--> statement-breakpoint
+-- ==== hand-written (helper pay, issue #7 item 8): bound the unverified notification bodies already stored ====
+UPDATE "payment_notifications" SET "body_sha256" = encode(sha256(convert_to("body", 'UTF8')), 'hex'), "body_bytes" = octet_length("body"), "body" = left("body", 4096) WHERE NOT "verified" AND octet_length("body") > 4096;
+--> statement-breakpoint
 -- >>> HAND-WRITTEN (helper core, issue #7 item 22): backfill the ledger hash chain of existing rows,
 -- then make the column NOT NULL (drizzle-kit generated `ADD COLUMN "hash" text NOT NULL`, which fails
 -- on a non-empty table). The expression is the one of ledger.repository.ts `entryHash`; keep both equal.
