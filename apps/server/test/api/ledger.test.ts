@@ -84,7 +84,7 @@ describe.each(engines)('ledger on %s', (engine) => {
   it('refuses bad filters with the reason', async () => {
     const { token } = await createUser(t);
     const list = (body: object) => t.request({ method: 'POST', url: '/api/v1/transactions/list', token, payload: body });
-    expect((await list({ startTime: 'yesterday' })).json().msg).toBe('时间格式不正确，应为 ISO 8601（带时区）');
+    expect((await list({ startTime: 'yesterday' })).json().msg).toBe('开始时间格式不正确，应为 ISO 8601（带时区），如 2025-01-31T08:00:00+08:00');
     expect((await list({ startTime: '2026-02-01T00:00:00+08:00', endTime: '2026-01-01T00:00:00+08:00' })).json().msg).toBe('开始时间不能晚于结束时间');
     expect((await list({ pageSize: 101 })).json().msg).toBe('每页最多 100 条');
     expect((await list({ kind: 'gift' })).json().msg).toBe('交易类型不正确');
