@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { App, Button, Card, Col, DatePicker, Empty, Flex, Result, Row, Segmented, Select, Space, Statistic, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { Button, Card, Col, DatePicker, Empty, Flex, Result, Row, Segmented, Select, Space, Statistic, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { useFeedback } from '../../../modules/feedback.ts';
 import { DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import dayjs, { type Dayjs } from 'dayjs';
@@ -32,7 +33,7 @@ export const signedMoney = (units: number) => (units > 0 ? `+${formatMoney(units
 /** /center/expense/incomeExpend (收支明细): the ledger of the balance, filtered, totalled, paged and exportable. */
 export function IncomeExpendPage() {
   const { t } = useT();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const [range, setRange] = useState<Range>(null);
   const [kind, setKind] = useState<LedgerKind | undefined>();
   const [direction, setDirection] = useState<Direction>('all');

@@ -10,10 +10,10 @@ import { userDetailQuery } from '../../../api/queries/user.ts';
 import { getErrorMessage } from '../../../api/errors.ts';
 import { useT, type MessageKey } from '../../../locales/i18n.ts';
 import { useTenant } from '../../../modules/tenant.tsx';
-import { isRouteAvailable } from '../../../modules/route-availability.ts';
+import { isRouteAvailable, pathOf } from '../../../route-table.ts';
 import styles from './CenterHomePage.module.css';
 
-const RECHARGE_PATH = '/recharge/index';
+const RECHARGE_PATH = pathOf('recharge');
 
 type Shortcut = { key: string; title: MessageKey; icon: ReactNode; to: string };
 

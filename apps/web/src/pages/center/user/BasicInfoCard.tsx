@@ -4,7 +4,7 @@ import type { UserDetail } from '@suanli/contract/user';
 import { maskPhone } from '@suanli/domain/account-rules';
 import { formatDateTime } from '@suanli/domain/format';
 import { useT } from '../../../locales/i18n.ts';
-import { isRouteAvailable } from '../../../modules/route-availability.ts';
+import { isRouteAvailable } from '../../../route-table.ts';
 
 const CERTIFY_PATH = '/center/user/auth';
 

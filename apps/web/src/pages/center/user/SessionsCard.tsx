@@ -1,4 +1,5 @@
-import { App, Button, Card, Empty, Flex, Popconfirm, Result, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { Button, Card, Empty, Flex, Popconfirm, Result, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { useFeedback } from '../../../modules/feedback.ts';
 import { DesktopOutlined, MobileOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import type { SessionItem } from '@suanli/contract/user';
@@ -14,7 +15,7 @@ const byRecency = (a: SessionItem, b: SessionItem) => Number(b.current) - Number
 /** GET /api/v1/user/sessions, with 下线 per device and 下线其他所有设备 (both confirmed first). */
 export function SessionsCard() {
   const { t } = useT();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const sessions = useQuery(sessionsQuery());
   const revoke = useRevokeSession();
   const revokeOthers = useRevokeOtherSessions();
