@@ -1,16 +1,23 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
 import { RouteGuard } from './modules/RouteGuard.tsx';
+import { loadPageMessages } from './locales/i18n.ts';
 import { appRoutes, routeRedirects, type RouteFrame, type RouteName } from './route-table.ts';
 
-/** Each page is its own chunk: the first page loads only what it shows. */
-const page = <M extends Record<string, unknown>>(load: () => Promise<M>, name: keyof M & string): LazyExoticComponent<ComponentType> =>
-  lazy(async () => ({ default: (await load())[name] as ComponentType }));
+/**
+ * Each page is its own chunk: the first page loads only what it shows. Pages other than the
+ * sign-in screens (`signIn`) also wait for the Chinese of the other namespaces.
+ */
+const page = <M extends Record<string, unknown>>(load: () => Promise<M>, name: keyof M & string, signIn = false): LazyExoticComponent<ComponentType> =>
+  lazy(async () => {
+    const [module] = await Promise.all([load(), signIn ? undefined : loadPageMessages()]);
+    return { default: module[name] as ComponentType };
+  });
 
 /** The component of every named route of the table (route-table.ts holds the rest). */
 const pages: Record<RouteName, LazyExoticComponent<ComponentType>> = {
-  login: page(() => import('./pages/auth/LoginPage.tsx'), 'LoginPage'),
-  register: page(() => import('./pages/auth/RegisterPage.tsx'), 'RegisterPage'),
+  login: page(() => import('./pages/auth/LoginPage.tsx'), 'LoginPage', true),
+  register: page(() => import('./pages/auth/RegisterPage.tsx'), 'RegisterPage', true),
   home0: page(() => import('./pages/home/HomeClassic.tsx'), 'HomeClassic'),
   home1: page(() => import('./pages/home/HomeShowcase.tsx'), 'HomeShowcase'),
   home2: page(() => import('./pages/home/HomeMinimal.tsx'), 'HomeMinimal'),
