@@ -8,7 +8,7 @@ import { BrowserRouter, useLocation, useNavigate, useRoutes } from 'react-router
 import type { TenantDomainInfo } from '@suanli/contract/tenant';
 import { routes } from './routes.tsx';
 import { documentTitle, findRoute, notFoundRoute } from './route-table.ts';
-import { TenantProvider, tenantText } from './modules/tenant.tsx';
+import { localizeTenant, TenantProvider } from './modules/tenant.tsx';
 import { useFeedbackRequested } from './modules/feedback.ts';
 import { setUnauthorizedHandler } from './api/client.ts';
 import { getLanguage, useT } from './locales/i18n.ts';
@@ -37,7 +37,7 @@ function DocumentTitle({ tenant }: { tenant: TenantDomainInfo }) {
   const { pathname } = useLocation();
   useEffect(() => {
     const route = findRoute(pathname) ?? notFoundRoute;
-    document.title = documentTitle(t(route.title), tenantText(tenant, 'title', lang));
+    document.title = documentTitle(t(route.title), localizeTenant(tenant, lang).title);
   }, [pathname, t, lang, tenant]);
   return null;
 }

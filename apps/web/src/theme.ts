@@ -1,5 +1,5 @@
 import type { ThemeConfig } from 'antd';
-import { readableOn } from '@suanli/domain/contrast';
+import { brandColor, readableOn } from '@suanli/domain/contrast';
 
 /**
  * #23: antd's theme with every text colour at WCAG AA (4.5:1). The tenant's brand is used as
@@ -8,7 +8,7 @@ import { readableOn } from '@suanli/domain/contrast';
  * tags and alerts put behind them; grey hints are darker than antd's 45 % black.
  */
 export function brandTheme(primaryColor: string): ThemeConfig {
-  const brand = readableOn(primaryColor);
+  const brand = brandColor(primaryColor);
   // A touch above 4.5: the tint antd derives from the darker seed is itself a little darker.
   const status = (seed: string, tint: string) => readableOn(seed, tint, 4.8);
   return {
@@ -19,6 +19,12 @@ export function brandTheme(primaryColor: string): ThemeConfig {
       colorSuccess: status('#52c41a', '#f6ffed'),
       colorWarning: status('#faad14', '#fffbe6'),
       colorError: status('#ff4d4f', '#fff2f0'),
+      // Preset tag colours (color="green" …) print their 7th shade on their 1st: darker seeds.
+      green: '#237804',
+      blue: '#0958d9',
+      orange: '#ad4e00',
+      gold: '#ad6800',
+      red: '#a8071a',
       colorTextTertiary: 'rgba(0, 0, 0, 0.62)',
       colorTextDescription: 'rgba(0, 0, 0, 0.62)',
       colorTextPlaceholder: 'rgba(0, 0, 0, 0.56)',

@@ -37,3 +37,14 @@ describe('#23 contrast', () => {
     expect(parseHex('javascript:alert(1)')).toBeNull();
   });
 });
+
+describe('#23 brand colour', () => {
+  it('keeps 4.5:1 on the light tints antd and the pages put behind brand text', async () => {
+    const { brandColor } = await import('./contrast.ts');
+    for (const brand of ['#1677ff', '#13a8a8', '#722ed1', '#faad14', '#00ff00']) {
+      const safe = brandColor(brand);
+      for (const tint of ['#e6f4ff', '#e2f0f0', '#f5f7fa', '#f0f6ff']) expect(ratio(safe, tint), `${brand} on ${tint}`).toBeGreaterThanOrEqual(AA_TEXT);
+    }
+    expect(brandColor('#003a8c')).toBe('#003a8c');
+  });
+});

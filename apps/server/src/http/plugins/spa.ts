@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { Messages } from '@suanli/contract/errors';
-import { readableOn } from '@suanli/domain/contrast';
+import { brandColor } from '@suanli/domain/contrast';
 import { presentTenantDomain } from '../../modules/tenant/tenant.presenter.ts';
 
 const API_PREFIXES = ['/api/', '/user/', '/ucenter/', '/dev/'];
@@ -33,7 +33,7 @@ export async function registerSpa(app: FastifyInstance, opts: { distDir: string 
       info.favicon ? `<link rel="icon" href="${escapeHtml(info.favicon)}">` : '',
       `<meta name="theme-color" content="${escapeHtml(info.config.primaryColor)}">`,
       // #23: the brand as text and behind white text, darkened where it would miss WCAG AA
-      `<style>:root{--brand:${escapeHtml(readableOn(info.config.primaryColor))}}</style>`,
+      `<style>:root{--brand:${escapeHtml(brandColor(info.config.primaryColor))}}</style>`,
       `<script>window.__TENANT__=${scriptJson(info)};window.__PUBLIC_KEY__=${scriptJson(publicKeyPem)}</script>`,
     ].join('');
     return reply

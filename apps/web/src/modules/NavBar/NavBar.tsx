@@ -7,7 +7,7 @@ import type { MenuProps } from 'antd';
 import { useT, type MessageKey } from '../../locales/i18n.ts';
 import { getToken, onTokenChange } from '../../api/session.ts';
 import { userDetailQuery } from '../../api/queries/user.ts';
-import { useTenant, useTenantText } from '../tenant.tsx';
+import { useTenant } from '../tenant.tsx';
 import { isRouteAvailable } from '../../route-table.ts';
 import { UserDropdown } from './UserDropdown.tsx';
 import { ToolsMenu } from './ToolsMenu.tsx';
@@ -27,7 +27,6 @@ const ENTRIES: { key: string; title: MessageKey; to: string }[] = [
 export function NavBar() {
   const { t } = useT();
   const tenant = useTenant();
-  const tenantText = useTenantText();
   const location = useLocation();
   const navigate = useNavigate();
   const signedIn = useSyncExternalStore(onTokenChange, () => Boolean(getToken()));
@@ -49,7 +48,7 @@ export function NavBar() {
     ...(isOperator ? [{ to: '/operate/home', label: t('nav.operate') }] : []),
     ...(signedIn ? [{ to: '/center/home', label: t('nav.console') }] : []),
   ];
-  const title = tenantText('title');
+  const title = tenant.title;
 
   return (
     <>

@@ -101,16 +101,29 @@ export function CenterLayout() {
                     id={tabId(x.path)}
                     aria-selected={selected}
                     aria-controls="center-panel"
+                    aria-keyshortcuts={x.affix ? undefined : 'Delete'}
                     tabIndex={selected ? 0 : -1}
                     onClick={() => navigate(x.path)}
+                    onKeyDown={(e) => {
+                      if (e.key === 'Delete' && !x.affix) closeTab(x.path);
+                    }}
                   >
                     {t(x.title)}
+                    {/* A pointer's way to close; the keyboard's is Delete on the tab (a tablist holds only tabs). */}
+                    {!x.affix && (
+                      <span
+                        className={styles.close}
+                        aria-hidden="true"
+                        title={t('center.closeTab', { title: t(x.title) })}
+                        onClick={(e) => {
+                          e.stopPropagation();
+                          closeTab(x.path);
+                        }}
+                      >
+                        <CloseOutlined />
+                      </span>
+                    )}
                   </button>
-                  {!x.affix && (
-                    <button type="button" className={styles.close} aria-label={t('center.closeTab', { title: t(x.title) })} onClick={() => closeTab(x.path)}>
-                      <CloseOutlined />
-                    </button>
-                  )}
                 </div>
               );
             })}

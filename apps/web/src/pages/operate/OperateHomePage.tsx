@@ -12,6 +12,7 @@ import { useT } from '../../locales/i18n.ts';
 import { userDetailQuery } from '../../api/queries/user.ts';
 import { operateQuestionsQuery } from '../../api/queries/operate.ts';
 import { getErrorMessage } from '../../api/errors.ts';
+import { useScrollRegion } from '../../modules/useScrollRegion.ts';
 
 const STYLE_KEYS = ['classic', 'showcase', 'minimal'] as const;
 
@@ -59,6 +60,7 @@ function BrandingCard() {
 
 function QuestionsCard() {
   const { t } = useT();
+  const tableBox = useScrollRegion<HTMLDivElement>(t('site.operate.questions'));
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(10);
   const query = useQuery(operateQuestionsQuery(page, pageSize));
@@ -89,6 +91,7 @@ function QuestionsCard() {
 
   return (
     <Card
+      ref={tableBox}
       title={
         <Flex gap={8} align="baseline">
           {t('site.operate.questions')}
@@ -119,7 +122,8 @@ function QuestionsCard() {
             columns={columns}
             dataSource={query.data?.list ?? []}
             loading={query.isPending || (query.isFetching && query.isPlaceholderData)}
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('site.operate.emptyQuestions')} /> }}
+            scroll={{ x: 720 }}
+            locale={{ emptyText: query.isFetching ? <div style={{ height: 96 }} /> : <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('site.operate.emptyQuestions')} /> }}
             expandable={{
               expandedRowRender: (q) => <Typography.Paragraph style={{ margin: 0, whiteSpace: 'pre-wrap' }}>{q.content}</Typography.Paragraph>,
             }}

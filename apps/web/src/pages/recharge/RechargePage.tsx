@@ -214,7 +214,7 @@ function RechargeForm({ onQr }: { onQr: (id: string) => void }) {
                   {look?.icon}
                 </span>
                 <span style={{ minWidth: 0 }}>
-                  <div className={styles.methodName}>{m.name || t(`wallet.methods.${m.method}`)}</div>
+                  <div className={styles.methodName}>{t(`wallet.methods.${m.method}`)}</div>
                   <div className={styles.methodHint}>{t(`wallet.methodHints.${m.method}`)}</div>
                 </span>
               </button>

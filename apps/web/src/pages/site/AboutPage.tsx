@@ -74,7 +74,7 @@ export function AboutPage() {
       <section className="sl-section" style={{ textAlign: 'center' }}>
         <div className="sl-container">
           <h2 style={{ fontSize: 28, margin: '0 0 10px', color: '#0f172a' }}>{t('site.about.ctaTitle')}</h2>
-          <p style={{ color: '#64748b', margin: '0 0 28px' }}>{t('site.about.ctaDesc')}</p>
+          <p style={{ color: '#526072', margin: '0 0 28px' }}>{t('site.about.ctaDesc')}</p>
           <Flex gap={12} justify="center">
             <Button type="primary" size="large" onClick={() => navigate('/contact')}>
               {t('site.contactTitle')}

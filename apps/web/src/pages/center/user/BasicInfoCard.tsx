@@ -14,7 +14,7 @@ export function BasicInfoCard({ user }: { user: UserDetail }) {
   const navigate = useNavigate();
   return (
     <Card title={t('safe.basic.title')} data-testid="safe-basic">
-      <Descriptions column={{ xs: 1, md: 2, xl: 3 }} colon={false} styles={{ label: { color: 'rgba(0,0,0,.5)', width: 104, whiteSpace: 'nowrap' } }}>
+      <Descriptions column={{ xs: 1, md: 2, xl: 3 }} colon={false} styles={{ label: { color: 'rgba(0,0,0,.62)', width: 104, whiteSpace: 'nowrap' } }}>
         <Descriptions.Item label={t('safe.basic.userName')}>{user.userName}</Descriptions.Item>
         <Descriptions.Item label={t('safe.basic.phone')}>
           <span data-testid="safe-phone">{maskPhone(user.phone)}</span>
