@@ -82,11 +82,12 @@ export function App({ tenant }: { tenant: TenantDomainInfo }) {
       <TenantProvider tenant={tenant}>
         <QueryClientProvider client={queryClient}>
           <BrowserRouter>
-            <DocumentTitle tenant={tenant} />
             <UnauthorizedNavigation />
             {/* Navigations are transitions: the page on screen stays until the next one's chunk is in. */}
             <Suspense fallback={null}>
               <BootMaskRemover />
+              {/* Inside the boundary: it commits with the page, once the page's messages are in. */}
+              <DocumentTitle tenant={tenant} />
               <AppRoutes />
             </Suspense>
           </BrowserRouter>

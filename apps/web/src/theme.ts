@@ -19,6 +19,13 @@ export function brandTheme(primaryColor: string): ThemeConfig {
       colorSuccess: status('#52c41a', '#f6ffed'),
       colorWarning: status('#faad14', '#fffbe6'),
       colorError: status('#ff4d4f', '#fff2f0'),
+      // The tints stay antd's: derived from the darker seeds they would turn grey-brown.
+      colorSuccessBg: '#f6ffed',
+      colorSuccessBorder: '#b7eb8f',
+      colorWarningBg: '#fffbe6',
+      colorWarningBorder: '#ffe58f',
+      colorErrorBg: '#fff2f0',
+      colorErrorBorder: '#ffccc7',
       // Preset tag colours (color="green" …) print their 7th shade on their 1st: darker seeds.
       green: '#237804',
       blue: '#0958d9',

@@ -97,7 +97,7 @@ export function ReservationFormPage() {
 
   return (
     <div style={{ background: '#f6f8fb', padding: '48px 0 80px' }} data-testid="reservation-page">
-      <div className="sl-container" style={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr) 340px', gap: 24, alignItems: 'start' }}>
+      <div className="sl-container rf-grid" style={{ gap: 24, alignItems: 'start' }}>
         <div className="sl-card" style={{ padding: '36px 40px' }}>
           {createdId ? (
             <Result
@@ -129,7 +129,7 @@ export function ReservationFormPage() {
               <h1 style={{ fontSize: 26, margin: '0 0 8px', color: '#0f172a' }}>{t('site.reservation.heading')}</h1>
               <p style={{ color: '#526072', margin: '0 0 28px' }}>{t('site.reservation.desc')}</p>
               <Form<FormValues> form={form} layout="vertical" size="large" initialValues={{ gpuType: initialGpu }} onFinish={onFinish} disabled={submit.isPending} requiredMark data-testid="reservation-form">
-                <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', columnGap: 20 }}>
+                <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(min(100%, 220px), 1fr))', columnGap: 20 }}>
                   <Form.Item name="name" label={t('site.reservation.name')} required rules={[rule('name')]}>
                     <Input placeholder={t('site.reservation.namePlaceholder')} count={{ show: true, max: 32 }} autoComplete="name" />
                   </Form.Item>

@@ -26,7 +26,7 @@ const KIND_COLOR: Record<LedgerKind, string> = {
   adjustment: 'purple',
 };
 
-const INCOME_COLOR = '#389e0d';
+const INCOME_COLOR = '#237804'; // #23: antd green-8, 6.3:1 on white
 const EXPENSE_COLOR = '#cf1322';
 
 /** Income shows as +¥…, expense as -¥… (formatMoney already puts the minus sign). */
