@@ -23,10 +23,10 @@ function BrandingCard() {
   const style = STYLE_KEYS[tenant.html_style] ?? 'minimal'; // SPEC §2: anything but 0 and 1 is the minimal page
   return (
     <Card title={t('site.operate.branding')} data-testid="operate-branding">
-      <Flex gap={24} align="flex-start">
+      <Flex gap={24} align="flex-start" wrap>
         {tenant.hash_rate_logo && <img src={tenant.hash_rate_logo} alt="" style={{ width: 72, height: 72, borderRadius: 16, flex: 'none' }} />}
         <Descriptions
-          column={2}
+          column={{ xs: 1, md: 2 }}
           size="small"
           styles={{ label: { width: 120, whiteSpace: 'nowrap' } }}
           style={{ flex: 1, minWidth: 0 }}
@@ -185,7 +185,7 @@ export function OperateHomePage() {
   return (
     <Layout style={{ minHeight: '100vh' }}>
       <NavBar />
-      <Layout.Content style={{ padding: '24px 32px 48px', maxWidth: 1440, width: '100%', margin: '0 auto', boxSizing: 'border-box' }} data-testid="operate-home">
+      <Layout.Content style={{ padding: '24px clamp(12px, 3vw, 32px) 48px', maxWidth: 1440, width: '100%', minWidth: 0, margin: '0 auto', boxSizing: 'border-box', overflowWrap: 'anywhere' }} data-testid="operate-home">
         {body}
       </Layout.Content>
     </Layout>
