@@ -90,7 +90,8 @@ async function chineseText(page: Page, tenantCopy: string[]): Promise<string[]> 
   return texts.filter((t) => {
     if (!CJK.test(t)) return false;
     let rest = t;
-    for (const copy of tenantCopy) if (copy) rest = rest.split(copy).join('');
+    // Longest first: a tenant's title inside its company name must not hide the company name.
+    for (const copy of [...tenantCopy].sort((x, y) => y.length - x.length)) if (copy) rest = rest.split(copy).join('');
     return CJK.test(rest);
   });
 }
