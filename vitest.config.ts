@@ -15,7 +15,7 @@ export default defineConfig({
         },
       },
       // jsdom tests render antd: give them room on a busy 2-core machine.
-      { test: { name: 'web', include: ['apps/web/src/**/*.test.{ts,tsx}'], environment: 'jsdom', testTimeout: 20_000 } },
+      { test: { name: 'web', include: ['apps/web/src/**/*.test.{ts,tsx}'], environment: 'jsdom', setupFiles: ['apps/web/src/test-setup.ts'], testTimeout: 20_000 } },
     ],
   },
 });

@@ -18,7 +18,8 @@ describe('white label: branding and guards per tenant host', () => {
     for (const c of cases) {
       await page.goto(h.url(c.host, '/'));
       await page.waitForURL((u) => u.pathname === c.home);
-      expect(await page.title()).toBe(c.title);
+      // #25: "<page> - <tenant>" once the page is drawn
+      await page.waitForFunction((want) => document.title === want, `首页 - ${c.title}`);
       for (const other of ['/page', '/pagehome', '/pagehtml']) {
         await page.goto(h.url(c.host, other));
         await page.waitForURL((u) => u.pathname === c.home);

@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { fetchTenantDomain } from './api/queries/tenant.ts';
 import { applyBranding } from './modules/tenant.tsx';
 import { getLanguage, loadLanguage } from './locales/i18n.ts';
-import { App, removeBootMaskWhenReady } from './app.tsx';
+import { App } from './app.tsx';
 import './styles.css';
 
 document.documentElement.lang = getLanguage();
@@ -21,7 +21,6 @@ async function boot() {
         <App tenant={tenant} />
       </StrictMode>,
     );
-    removeBootMaskWhenReady();
   } catch {
     const text = mask?.lastElementChild;
     if (text) text.textContent = '加载失败，请检查网络后刷新页面';

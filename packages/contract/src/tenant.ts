@@ -25,6 +25,11 @@ export const tenantDomainInfo = z.object({
   html_style: z.number().int(),
   navigation_logo: z.string(),
   login_logo: z.string(),
+  /** #26: the tenant's own copy in English, shown in English mode where given (else the Chinese). */
+  en: z
+    .object({ title: z.string(), hash_rate_slogan_title: z.string(), hash_rate_slogan: z.string(), companyName: z.string() })
+    .partial()
+    .optional(),
 });
 export type TenantDomainInfo = z.infer<typeof tenantDomainInfo>;
 

@@ -22,6 +22,7 @@ type DemoTenant = {
   company: string;
   phone: string;
   datacenters: string[];
+  en?: { title: string; sloganTitle: string; slogan: string; companyName: string };
 };
 
 const DEMO: DemoTenant[] = [
@@ -40,6 +41,12 @@ const DEMO: DemoTenant[] = [
     company: '算力云（演示）科技有限公司',
     phone: '400-000-0000',
     datacenters: ['北京 A 区', '内蒙 B 区', '重庆 C 区'],
+    en: {
+      title: 'Suanli Cloud',
+      sloganTitle: 'Elastic GPU compute, billed by the second',
+      slogan: '4090, A800 and H800 ready in seconds, with PyTorch and popular model images preinstalled; web terminal and SSH in one click.',
+      companyName: 'Suanli Cloud (Demo) Technology Co., Ltd.',
+    },
   },
   {
     code: 'starlake',
@@ -112,7 +119,7 @@ export async function seedDemo(db: Db, log: (line: string) => void = (l) => cons
           restricted: t.restricted,
           captchaType: t.captchaType,
           isDefault: t.isDefault,
-          settings: { primaryColor: t.color, contactPhone: t.phone, contactEmail: `support@${t.code}.example.com`, companyName: t.company, icp: '京ICP备00000000号-1（演示）' },
+          settings: { primaryColor: t.color, contactPhone: t.phone, contactEmail: `support@${t.code}.example.com`, companyName: t.company, icp: '京ICP备00000000号-1（演示）', ...(t.en ? { en: t.en } : {}) },
           // Demo tenants have no real gateway: the sandbox cashier is how they take a payment (and
           // the server warns at start while it is on). A new tenant has no payment method at all.
           paymentSettings: { sandbox: { enabled: true } },

@@ -159,7 +159,7 @@ describe.each(engines)('recharge payments on %s', (engine) => {
     const after = await fetchPayment(token, p.id);
     expect(after).toMatchObject({ status: 'paid', paidAt: clock().toISOString() });
     expect(await balance(token)).toBe(100 * YUAN);
-    expect(await transactions(token)).toEqual([expect.objectContaining({ kind: 'recharge', amount: 100 * YUAN, ref: `payment:${p.id}`, memo: '沙箱支付 充值' })]);
+    expect(await transactions(token)).toEqual([expect.objectContaining({ kind: 'recharge', amount: 100 * YUAN, ref: `payment:${p.id}`, memo: 'recharge:sandbox' })]);
     expect(await t.container.ledger.check(user.tenantId)).toEqual([]);
     expect((await notifications(p.id)).map((n) => [n.verified, n.outcome])).toEqual([[true, 'credited']]);
 

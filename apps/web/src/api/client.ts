@@ -1,4 +1,4 @@
-import axios, { type AxiosRequestConfig, type InternalAxiosRequestConfig } from 'axios';
+import type { AxiosInstance, AxiosRequestConfig, AxiosStatic, InternalAxiosRequestConfig } from 'axios';
 import { t } from '../locales/i18n.ts';
 import { feedback, toastError } from '../modules/feedback.ts';
 import { ApiError, messageForStatus, toApiError } from './errors.ts';
@@ -33,9 +33,21 @@ declare module 'axios' {
   }
 }
 
-const instance = axios.create({ timeout: REQUEST_TIMEOUT_MS, headers: { 'Content-Type': 'application/json;charset=utf-8' } });
+/**
+ * axios loads with the first call rather than with the first page: the sign-in page shows
+ * before any call is made (branding is inlined into index.html).
+ */
+let client: Promise<{ axios: AxiosStatic; instance: AxiosInstance }> | undefined;
+function loadClient() {
+  client ??= import('axios').then(({ default: axios }) => {
+    const instance = axios.create({ timeout: REQUEST_TIMEOUT_MS, headers: { 'Content-Type': 'application/json;charset=utf-8' } });
+    instance.interceptors.request.use(prepareRequest);
+    return { axios, instance };
+  });
+  return client;
+}
 
-instance.interceptors.request.use(async (config: InternalAxiosRequestConfig) => {
+async function prepareRequest(config: InternalAxiosRequestConfig): Promise<InternalAxiosRequestConfig> {
   const meta = config.meta ?? {};
   const token = getToken();
   if (token && meta.withToken !== false) config.headers.set('Authorization', `Bearer ${token}`);
@@ -58,7 +70,7 @@ instance.interceptors.request.use(async (config: InternalAxiosRequestConfig) => 
     config.meta = { ...meta, aesKey };
   }
   return config;
-});
+}
 
 let reloginOpen = false;
 let onUnauthorized: () => void = () => window.location.assign('/login');
@@ -70,7 +82,7 @@ export function setUnauthorizedHandler(fn: () => void): void {
 /** SPEC §4: one confirm dialog however many calls fail at once; the session is cleared. */
 function handleUnauthorized(): void {
   removeToken();
-  if (reloginOpen || !feedback.modal) return;
+  if (reloginOpen) return;
   reloginOpen = true;
   feedback.modal.confirm({
     title: t('common.errors.sessionExpiredTitle'),
@@ -103,7 +115,11 @@ async function unwrap(raw: unknown, meta: Meta, encryptedHeader: string | undefi
 
 async function call<T>(config: AxiosRequestConfig, options: CallOptions = {}): Promise<T> {
   const meta: Meta = { ...options };
+  let axios: AxiosStatic | undefined;
   try {
+    const loaded = await loadClient();
+    axios = loaded.axios;
+    const instance = loaded.instance;
     const res = await instance.request({ ...config, meta, headers: options.headers, signal: options.signal, transformResponse: (d: unknown) => d });
     const body = await unwrap(res.data, res.config.meta ?? meta, res.headers[ENCRYPT_HEADER] as string | undefined);
     const code = body.code ?? 200;
@@ -111,7 +127,7 @@ async function call<T>(config: AxiosRequestConfig, options: CallOptions = {}): P
     throw new ApiError(code, messageForStatus(code, body), body.reason, body.requestId);
   } catch (err) {
     let error = toApiError(err);
-    if (axios.isAxiosError(err) && err.response && typeof err.response.data === 'string') {
+    if (axios?.isAxiosError(err) && err.response && typeof err.response.data === 'string') {
       try {
         const body = await unwrap(err.response.data, err.config?.meta ?? meta, err.response.headers[ENCRYPT_HEADER] as string | undefined);
         error = new ApiError(err.response.status, messageForStatus(err.response.status, body), body.reason, body.requestId);
@@ -119,7 +135,7 @@ async function call<T>(config: AxiosRequestConfig, options: CallOptions = {}): P
         error = new ApiError(err.response.status, messageForStatus(err.response.status, undefined));
       }
     }
-    if (axios.isCancel(err)) throw error;
+    if (axios?.isCancel(err)) throw error;
     if (error.status === 401) handleUnauthorized();
     else if (!options.silent) toastError(error.message);
     throw error;

@@ -1,4 +1,4 @@
-import { isAxiosError } from 'axios';
+import type { AxiosError } from 'axios';
 import { t } from '../locales/i18n.ts';
 
 /** A failed call: HTTP status, the Chinese message to show, and the server's machine reason. */
@@ -27,6 +27,9 @@ export function messageForStatus(status: number, body: Body): string {
   // Other statuses: the catalogue's generic text, unless the server explained itself (429 waits, 403).
   return firstText(body?.msg) ?? t('common.errors.status', { code: status });
 }
+
+/** axios's own test, without loading axios (it loads with the first call). */
+const isAxiosError = (err: unknown): err is AxiosError => typeof err === 'object' && err !== null && (err as { isAxiosError?: unknown }).isAxiosError === true;
 
 /** Any thrown value -> an ApiError with the message to show. */
 export function toApiError(err: unknown): ApiError {

@@ -3,33 +3,29 @@ import type { Dict } from './types.ts';
 import zhCommon from './zh-CN/common.ts';
 import zhNav from './zh-CN/nav.ts';
 import zhAuth from './zh-CN/auth.ts';
-import zhHome from './zh-CN/home.ts';
-import zhHelp from './zh-CN/help.ts';
-import zhCenter from './zh-CN/center.ts';
-import zhDatahub from './zh-CN/datahub.ts';
 import zhCaptcha from './zh-CN/captcha.ts';
-import zhSafe from './zh-CN/safe.ts';
-import zhSite from './zh-CN/site.ts';
-import zhWallet from './zh-CN/wallet.ts';
+import type zhPages from './zh-CN/pages.ts';
 
-/** One namespace per area; each area owns its pair of files under zh-CN/ and en-US/. */
-const zh = {
-  common: zhCommon,
-  nav: zhNav,
-  auth: zhAuth,
-  home: zhHome,
-  help: zhHelp,
-  center: zhCenter,
-  datahub: zhDatahub,
-  captcha: zhCaptcha,
-  safe: zhSafe,
-  site: zhSite,
-  wallet: zhWallet,
-};
+/**
+ * One namespace per area; each area owns its pair of files under zh-CN/ and en-US/. The sign-in
+ * screens need only the core four; the others load with the first other page (loadPageMessages),
+ * so /login doesn't download every page's Chinese.
+ */
+const zhCore = { common: zhCommon, nav: zhNav, auth: zhAuth, captcha: zhCaptcha };
+type Messages = typeof zhCore & typeof zhPages;
+const zh: typeof zhCore & Partial<typeof zhPages> = { ...zhCore };
+let pagesLoaded: Promise<void> | undefined;
+
+/** The Chinese of every page but the sign-in screens (the router awaits it with such a page). */
+export function loadPageMessages(): Promise<void> {
+  pagesLoaded ??= import('./zh-CN/pages.ts').then((m) => {
+    Object.assign(zh, m.default);
+  });
+  return pagesLoaded;
+}
 
 export type Language = 'zh-CN' | 'en-US';
 export const languages: Language[] = ['zh-CN', 'en-US'];
-type Messages = typeof zh;
 /** The English dictionary once loaded; until then, and for any missing key, Chinese. */
 let en: Dict<Messages> | undefined;
 

@@ -2,7 +2,7 @@ import { Alert, Button } from 'antd';
 import { useNavigate } from 'react-router';
 import { useT } from '../locales/i18n.ts';
 import { useTenant } from './tenant.tsx';
-import { isRouteAvailable } from './route-availability.ts';
+import { isRouteAvailable } from '../route-table.ts';
 
 /** SPEC §2: the image-series promo banner shows when the domain's html style is 0. */
 export function PromoBanner() {

@@ -23,8 +23,8 @@ export function SiteFooter() {
 
   return (
     <Layout.Footer style={{ background: '#0b1220', color: 'rgba(255,255,255,0.78)', padding: '56px 0 0' }} data-testid="site-footer">
-      <div style={{ maxWidth: 1200, margin: '0 auto', padding: '0 32px', boxSizing: 'border-box' }}>
-        <div style={{ display: 'grid', gridTemplateColumns: '1.6fr 1fr 1.2fr', gap: 48, paddingBottom: 40 }}>
+      <div style={{ maxWidth: 1200, margin: '0 auto', padding: '0 clamp(16px, 4vw, 32px)', boxSizing: 'border-box' }}>
+        <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(220px, 1fr))', gap: '32px 48px', paddingBottom: 40 }}>
           <div>
             <div style={{ display: 'flex', alignItems: 'center', gap: 12 }}>
               {tenant.hash_rate_logo && <img src={tenant.hash_rate_logo} alt="" style={{ width: 36, height: 36, borderRadius: 8 }} />}

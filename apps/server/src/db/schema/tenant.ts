@@ -8,6 +8,8 @@ export type TenantSettings = {
   contactEmail: string;
   companyName: string;
   icp: string;
+  /** English variants of the tenant's copy (#26), shown in English mode where given. */
+  en?: { title?: string; sloganTitle?: string; slogan?: string; companyName?: string };
 };
 
 /** Per-tenant gateway settings (secrets included: the operator's own merchant accounts); the schema lives in the contract. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { Messages } from '@suanli/contract/errors';
+import { brandColor } from '@suanli/domain/contrast';
 import { presentTenantDomain } from '../../modules/tenant/tenant.presenter.ts';
 import { scriptNonce } from './security-headers.ts';
 
@@ -41,7 +42,8 @@ export async function registerSpa(app: FastifyInstance, opts: { distDir: string 
       `<title>${escapeHtml(info.title)}</title>`,
       info.favicon ? `<link rel="icon" href="${escapeHtml(info.favicon)}">` : '',
       `<meta name="theme-color" content="${escapeHtml(info.config.primaryColor)}">`,
-      `<style>:root{--brand:${escapeHtml(info.config.primaryColor)}}</style>`,
+      // #23: the brand as text and behind white text, darkened where it would miss WCAG AA
+      `<style>:root{--brand:${escapeHtml(brandColor(info.config.primaryColor))}}</style>`,
       `<script nonce="${scriptNonce(req)}">window.__TENANT__=${scriptJson(info)};window.__PUBLIC_KEY__=${scriptJson(publicKeyPem)}</script>`,
     ].join('');
     return reply

@@ -118,7 +118,7 @@ export function createPaymentService(deps: {
       // flagged for the operator to look at.
       const late = p.status !== 'pending';
       await r.markPaid(p.id, { paidAt: now, gatewayTradeNo: report.gatewayTradeNo, flagged: late });
-      await ledger.post({ kind: 'recharge', ref: `payment:${p.id}`, amount: p.amount, tenantId: p.tenantId, userId: p.userId, memo: `${METHOD_NAMES[p.method]} 充值` }, tx);
+      await ledger.post({ kind: 'recharge', ref: `payment:${p.id}`, amount: p.amount, tenantId: p.tenantId, userId: p.userId, memo: `recharge:${p.method}` }, tx);
       return { outcome: late ? 'credited_late' : 'credited', credited: { userId: p.userId } };
     }
     if (p.status === 'failed') return { outcome: 'duplicate' };

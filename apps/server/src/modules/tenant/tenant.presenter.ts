@@ -21,5 +21,8 @@ export function presentTenantDomain(t: TenantRow, opts: { captchaEnabled: boolea
     html_style: t.htmlStyle,
     navigation_logo: t.navigationLogo,
     login_logo: t.loginLogo,
+    ...(t.settings.en
+      ? { en: { title: t.settings.en.title, hash_rate_slogan_title: t.settings.en.sloganTitle, hash_rate_slogan: t.settings.en.slogan, companyName: t.settings.en.companyName } }
+      : {}),
   };
 }

@@ -5,8 +5,11 @@ export default {
   menu: {
     home: 'Home',
     safe: 'Account security',
+    label: 'Console menu',
   },
   tabs: { closeOthers: 'Close others', closeAll: 'Close all', refresh: 'Refresh' },
+  tabsLabel: 'Open pages',
+  closeTab: 'Close “{title}”',
   onlyComTitle: 'Enterprise customers only',
   onlyComDesc: 'This feature is available to enterprise-certified customers. Complete enterprise certification to use it.',
   onlyComAction: 'Contact us',

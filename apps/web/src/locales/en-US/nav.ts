@@ -30,4 +30,6 @@ export default {
   promo: 'New: the full PyTorch 2.x / CUDA 12 image series, ready to use',
   promoAction: 'Take a look',
   languageSwitch: '中文',
+  mainLabel: 'Main navigation',
+  menu: 'Menu',
 } satisfies Dict<typeof zh>;

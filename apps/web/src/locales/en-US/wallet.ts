@@ -18,6 +18,7 @@ export default {
     alipay: 'Alipay',
     wechat: 'WeChat Pay',
   },
+  memo: { recharge: 'Recharge via {method}' },
   methodHints: {
     sandbox: 'Test cashier, no real money is taken',
     alipay: 'Pay on the Alipay page',

@@ -2,8 +2,11 @@ export default {
   menu: {
     home: '首页',
     safe: '账号安全',
+    label: '控制台菜单',
   },
   tabs: { closeOthers: '关闭其他', closeAll: '关闭全部', refresh: '刷新' },
+  tabsLabel: '已打开的页面',
+  closeTab: '关闭“{title}”',
   onlyComTitle: '仅支持企业客户',
   onlyComDesc: '该功能仅向完成企业认证的客户开放。完成企业实名认证后即可使用。',
   onlyComAction: '联系我们',

@@ -27,4 +27,6 @@ export default {
   promo: '新上架：PyTorch 2.x / CUDA 12 全系列镜像，开箱即用',
   promoAction: '去看看',
   languageSwitch: 'English',
+  mainLabel: '主导航',
+  menu: '菜单',
 } as const;

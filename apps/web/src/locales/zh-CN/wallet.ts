@@ -15,6 +15,7 @@ export default {
     alipay: '支付宝',
     wechat: '微信支付',
   },
+  memo: { recharge: '{method} 充值' },
   methodHints: {
     sandbox: '测试环境收银台，不产生真实扣款',
     alipay: '跳转支付宝完成付款',

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { App as AntApp } from 'antd';
+import { FeedbackHost } from '../FeedbackHost.tsx';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { Datahub } from '@suanli/contract/datahub';
 import { DatahubDialog } from './DatahubDialog.tsx';
@@ -29,9 +29,10 @@ function renderDialog(props: Partial<Parameters<typeof DatahubDialog>[0]> = {}) 
   const onClose = vi.fn();
   const utils = render(
     <QueryClientProvider client={client}>
-      <AntApp>
+      <>
+        <FeedbackHost />
         <DatahubDialog datacenter={DC} open onClose={onClose} onActivated={onActivated} {...props} />
-      </AntApp>
+      </>
     </QueryClientProvider>,
   );
   return { ...utils, onActivated, onClose };

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
-import { Alert, App, Button, Descriptions, Modal, Skeleton, Typography } from 'antd';
+import { Alert, Button, Descriptions, Modal, Skeleton, Typography } from 'antd';
+import { useFeedback } from '../feedback.ts';
 import { useQuery } from '@tanstack/react-query';
 import type { Datacenter, Datahub } from '@suanli/contract/datahub';
 import { datahubStatus } from '@suanli/domain/datahub';
@@ -24,7 +25,7 @@ export type DatahubDialogProps = {
  */
 export function DatahubDialog({ datacenter, open, onClose, onActivated }: DatahubDialogProps) {
   const { t } = useT();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const id = datacenter.dataCenterId;
   const activate = useActivateDatahub();
 

@@ -5,8 +5,9 @@ import type { UserDetail } from '@suanli/contract/user';
 import { formatMoney } from '@suanli/domain/format';
 import { useT } from '../../locales/i18n.ts';
 import { useLogout } from '../../api/queries/user.ts';
+import { pathOf } from '../../route-table.ts';
 
-const RECHARGE_PATH = '/recharge/index';
+const RECHARGE_PATH = pathOf('recharge');
 
 /** SPEC §2 user dropdown: name, real-name badge, ID, balance with recharge, frozen 0, instances, log out. */
 export function UserDropdown({ user }: { user: UserDetail }) {

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Alert, App, Form, Input, Modal, Typography } from 'antd';
+import { Alert, Form, Input, Modal, Typography } from 'antd';
+import { useFeedback } from '../../modules/feedback.ts';
 import { LockOutlined } from '@ant-design/icons';
 import { useFindPassword } from '../../api/queries/user.ts';
 import { getErrorMessage } from '../../api/errors.ts';
@@ -13,7 +14,7 @@ type Values = { phone: string; code: string; password: string; confirm: string }
 /** 忘记密码: PUT /user/password/find with an SMS code of purpose 'reset'. */
 export function ForgotPasswordModal({ open, initialPhone, onClose, onDone }: { open: boolean; initialPhone?: string; onClose: () => void; onDone: (phone: string) => void }) {
   const { t } = useT();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const [form] = Form.useForm<Values>();
   const findPassword = useFindPassword();
   const [error, setError] = useState<{ title: string; message: string } | null>(null);

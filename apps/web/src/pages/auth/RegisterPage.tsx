@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { App, Button, Checkbox, Form, Input } from 'antd';
+import { Button, Checkbox, Form, Input } from 'antd';
+import { useFeedback } from '../../modules/feedback.ts';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useLocation, useNavigate } from 'react-router';
 import { useRegister } from '../../api/queries/user.ts';
@@ -17,7 +18,7 @@ type Values = { phone: string; code: string; password: string; confirm: string; 
 /** /register: phone + SMS code + password (PRODUCT.md "Accounts"); signs the new user in. */
 export function RegisterPage() {
   const { t } = useT();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const navigate = useNavigate();
   const location = useLocation();
   const [form] = Form.useForm<Values>();

@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
-import { App, Button, Form, Input, Space, type InputRef } from 'antd';
+import { Button, Form, Input, Space, type InputRef } from 'antd';
+import { useFeedback } from '../../modules/feedback.ts';
 import { SafetyCertificateOutlined } from '@ant-design/icons';
 import type { SmsPurpose } from '@suanli/contract/user';
 import { ErrorReason } from '@suanli/contract/errors';
@@ -35,7 +36,7 @@ type Props = {
 export function SmsCodeInput({ purpose, phoneField = 'phone', testIdPrefix, onError, size = 'large', placeholder, prefixIcon = true, id, value, onChange }: Props) {
   const { t } = useT();
   const form = Form.useFormInstance();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const sendCode = useSendCode();
   const captcha = useCaptchaGate();
   const watchedPhone = Form.useWatch<string | undefined>(phoneField, form);

@@ -1,69 +1,84 @@
-import { useEffect, useMemo, useState } from 'react';
-import { Layout, Menu, Tabs } from 'antd';
-import { AccountBookOutlined, HomeOutlined, SafetyOutlined } from '@ant-design/icons';
-import { Outlet, useLocation, useMatches, useNavigate } from 'react-router';
+import { Suspense, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { Layout, Menu, Spin } from 'antd';
+import { AccountBookOutlined, CloseOutlined, HomeOutlined, SafetyOutlined } from '@ant-design/icons';
+import { Outlet, useLocation, useNavigate } from 'react-router';
 import { NavBar } from '../../modules/NavBar/NavBar.tsx';
-import { centerMenu, type AppHandle } from '../../routes.tsx';
+import { centerMenu, findRoute, pathOf, type AppRoute } from '../../route-table.ts';
 import { useT } from '../../locales/i18n.ts';
+import styles from './CenterLayout.module.css';
 
 const ICONS = { home: <HomeOutlined />, safe: <SafetyOutlined />, expense: <AccountBookOutlined /> };
 const TABS_KEY = 'center-tabs';
+const HOME = pathOf('centerHome');
 
-type Tab = { path: string; title: AppHandle['title']; affix: boolean };
+type Tab = { path: string; title: AppRoute['title']; affix: boolean };
 
 function readTabs(): Tab[] {
   try {
     const raw = sessionStorage.getItem(TABS_KEY);
-    return raw ? (JSON.parse(raw) as Tab[]) : [];
+    return raw ? (JSON.parse(raw) as Tab[]).filter((x) => findRoute(x.path)) : [];
   } catch {
     return [];
   }
 }
 
-/** The /center console: side menu, a strip of visited pages (affix tabs pinned), the page. */
+const tabId = (path: string) => `center-tab-${path.replace(/[^a-z0-9]/gi, '-')}`;
+
+/**
+ * The /center console: side menu, a strip of visited pages (affix tabs pinned), the page. The
+ * strip is an ARIA tablist (arrow keys move between tabs); a tab's close button sits beside it,
+ * not inside it, so no control nests in another.
+ */
 export function CenterLayout() {
   const { t } = useT();
   const location = useLocation();
   const navigate = useNavigate();
-  const matches = useMatches();
-  const handle = [...matches].reverse().find((m) => (m.handle as AppHandle | undefined)?.title)?.handle as AppHandle | undefined;
+  const route = findRoute(location.pathname);
   const [tabs, setTabs] = useState<Tab[]>(readTabs);
+  const strip = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    if (!handle) return;
+    if (!route) return;
     setTabs((prev) => {
-      const pinned = prev.some((x) => x.path === '/center/home') ? prev : [{ path: '/center/home', title: 'center.menu.home' as const, affix: true }, ...prev];
-      if (pinned.some((x) => x.path === location.pathname)) return pinned;
-      return [...pinned, { path: location.pathname, title: handle.title, affix: Boolean(handle.affix) }];
+      const pinned = prev.some((x) => x.path === HOME) ? prev : [{ path: HOME, title: 'center.menu.home' as const, affix: true }, ...prev];
+      if (pinned.some((x) => x.path === route.path)) return pinned;
+      return [...pinned, { path: route.path, title: route.title, affix: Boolean(route.affix) }];
     });
-  }, [location.pathname, handle]);
+  }, [route]);
 
   useEffect(() => {
     sessionStorage.setItem(TABS_KEY, JSON.stringify(tabs));
   }, [tabs]);
 
   const selectedMenu = useMemo(() => centerMenu.filter((m) => location.pathname.startsWith(m.path)).map((m) => m.path), [location.pathname]);
+  const active = route?.path ?? location.pathname;
 
   const closeTab = (path: string) => {
     const idx = tabs.findIndex((x) => x.path === path);
     const next = tabs.filter((x) => x.path !== path || x.affix);
     setTabs(next);
-    if (path === location.pathname) navigate(next[Math.max(0, idx - 1)]?.path ?? '/center/home');
+    if (path === active) navigate(next[Math.max(0, idx - 1)]?.path ?? HOME);
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const keys: Record<string, number> = { ArrowRight: 1, ArrowLeft: -1 };
+    const step = keys[e.key];
+    if (!step) return;
+    e.preventDefault();
+    const idx = tabs.findIndex((x) => x.path === active);
+    const next = tabs[(idx + step + tabs.length) % tabs.length];
+    if (!next) return;
+    navigate(next.path);
+    strip.current?.querySelector<HTMLButtonElement>(`#${tabId(next.path)}`)?.focus();
   };
 
   return (
     <Layout style={{ minHeight: '100vh' }}>
       <NavBar />
       <Layout>
-        <Layout.Sider
-          width={208}
-          theme="light"
-          style={{ borderRight: '1px solid #f0f0f0' }}
-          breakpoint="lg"
-          collapsedWidth={64}
-        >
+        <Layout.Sider width={208} theme="light" style={{ borderRight: '1px solid #f0f0f0' }} breakpoint="lg" collapsedWidth={56}>
           {/* The menu stays in view under the sticky nav bar while a long page scrolls. */}
-          <div style={{ position: 'sticky', top: 60 }}>
+          <nav aria-label={t('center.menu.label')} style={{ position: 'sticky', top: 60 }}>
             <Menu
               mode="inline"
               selectedKeys={selectedMenu}
@@ -72,21 +87,52 @@ export function CenterLayout() {
               onClick={({ key }) => navigate(key)}
               data-testid="center-menu"
             />
-          </div>
+          </nav>
         </Layout.Sider>
-        <Layout.Content style={{ padding: '0 24px 24px', minWidth: 0 }}>
-          <Tabs
-            type="editable-card"
-            hideAdd
-            size="small"
-            activeKey={location.pathname}
-            onChange={(key) => navigate(key)}
-            onEdit={(key, action) => action === 'remove' && typeof key === 'string' && closeTab(key)}
-            items={tabs.map((x) => ({ key: x.path, label: t(x.title), closable: !x.affix }))}
-            style={{ marginTop: 12 }}
-            data-testid="center-tabs"
-          />
-          <Outlet />
+        <Layout.Content className={styles.content}>
+          <div role="tablist" aria-label={t('center.tabsLabel')} className={styles.tabs} ref={strip} onKeyDown={onKeyDown} data-testid="center-tabs">
+            {tabs.map((x) => {
+              const selected = x.path === active;
+              return (
+                <div key={x.path} className={`${styles.tab} ${selected ? styles.active : ''}`}>
+                  <button
+                    type="button"
+                    role="tab"
+                    id={tabId(x.path)}
+                    aria-selected={selected}
+                    aria-controls="center-panel"
+                    aria-keyshortcuts={x.affix ? undefined : 'Delete'}
+                    tabIndex={selected ? 0 : -1}
+                    onClick={() => navigate(x.path)}
+                    onKeyDown={(e) => {
+                      if (e.key === 'Delete' && !x.affix) closeTab(x.path);
+                    }}
+                  >
+                    {t(x.title)}
+                    {/* A pointer's way to close; the keyboard's is Delete on the tab (a tablist holds only tabs). */}
+                    {!x.affix && (
+                      <span
+                        className={styles.close}
+                        aria-hidden="true"
+                        title={t('center.closeTab', { title: t(x.title) })}
+                        onClick={(e) => {
+                          e.stopPropagation();
+                          closeTab(x.path);
+                        }}
+                      >
+                        <CloseOutlined />
+                      </span>
+                    )}
+                  </button>
+                </div>
+              );
+            })}
+          </div>
+          <div role="tabpanel" id="center-panel" aria-labelledby={tabId(active)}>
+            <Suspense fallback={<Spin style={{ display: 'block', margin: '48px auto' }} />}>
+              <Outlet />
+            </Suspense>
+          </div>
         </Layout.Content>
       </Layout>
     </Layout>

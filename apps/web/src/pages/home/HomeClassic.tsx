@@ -3,7 +3,7 @@ import { CheckCircleFilled, ThunderboltOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
 import { useT } from '../../locales/i18n.ts';
 import { useTenant } from '../../modules/tenant.tsx';
-import { isRouteAvailable } from '../../modules/route-availability.ts';
+import { isRouteAvailable } from '../../route-table.ts';
 import { GPUS, HeroActions, OfferingCards, SectionHead, StepsRow, WhyGrid, useSignedIn } from './parts.tsx';
 
 /** A console session as a picture of the product: what a rented GPU looks like once connected. */

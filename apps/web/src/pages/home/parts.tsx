@@ -20,7 +20,7 @@ import {
 import { useNavigate } from 'react-router';
 import { getToken, onTokenChange } from '../../api/session.ts';
 import { useT, type MessageKey } from '../../locales/i18n.ts';
-import { isRouteAvailable } from '../../modules/route-availability.ts';
+import { isRouteAvailable } from '../../route-table.ts';
 import './home.css';
 
 /** True while a session token exists; re-renders on sign-in and sign-out in any tab of the app. */

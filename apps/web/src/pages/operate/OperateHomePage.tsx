@@ -13,6 +13,7 @@ import { userDetailQuery } from '../../api/queries/user.ts';
 import { operateQuestionsQuery } from '../../api/queries/operate.ts';
 import { getErrorMessage } from '../../api/errors.ts';
 import { LatePaymentsCard } from './LatePaymentsCard.tsx';
+import { useScrollRegion } from '../../modules/useScrollRegion.ts';
 
 const STYLE_KEYS = ['classic', 'showcase', 'minimal'] as const;
 
@@ -23,10 +24,10 @@ function BrandingCard() {
   const style = STYLE_KEYS[tenant.html_style] ?? 'minimal'; // SPEC §2: anything but 0 and 1 is the minimal page
   return (
     <Card title={t('site.operate.branding')} data-testid="operate-branding">
-      <Flex gap={24} align="flex-start">
+      <Flex gap={24} align="flex-start" wrap>
         {tenant.hash_rate_logo && <img src={tenant.hash_rate_logo} alt="" style={{ width: 72, height: 72, borderRadius: 16, flex: 'none' }} />}
         <Descriptions
-          column={2}
+          column={{ xs: 1, md: 2 }}
           size="small"
           styles={{ label: { width: 120, whiteSpace: 'nowrap' } }}
           style={{ flex: 1, minWidth: 0 }}
@@ -60,6 +61,7 @@ function BrandingCard() {
 
 function QuestionsCard() {
   const { t } = useT();
+  const tableBox = useScrollRegion<HTMLDivElement>(t('site.operate.questions'));
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(10);
   const query = useQuery(operateQuestionsQuery(page, pageSize));
@@ -90,6 +92,7 @@ function QuestionsCard() {
 
   return (
     <Card
+      ref={tableBox}
       title={
         <Flex gap={8} align="baseline">
           {t('site.operate.questions')}
@@ -120,7 +123,8 @@ function QuestionsCard() {
             columns={columns}
             dataSource={query.data?.list ?? []}
             loading={query.isPending || (query.isFetching && query.isPlaceholderData)}
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('site.operate.emptyQuestions')} /> }}
+            scroll={{ x: 720 }}
+            locale={{ emptyText: query.isFetching ? <div style={{ height: 96 }} /> : <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('site.operate.emptyQuestions')} /> }}
             expandable={{
               expandedRowRender: (q) => <Typography.Paragraph style={{ margin: 0, whiteSpace: 'pre-wrap' }}>{q.content}</Typography.Paragraph>,
             }}
@@ -183,7 +187,7 @@ export function OperateHomePage() {
   return (
     <Layout style={{ minHeight: '100vh' }}>
       <NavBar />
-      <Layout.Content style={{ padding: '24px 32px 48px', maxWidth: 1440, width: '100%', margin: '0 auto', boxSizing: 'border-box' }} data-testid="operate-home">
+      <Layout.Content style={{ padding: '24px clamp(12px, 3vw, 32px) 48px', maxWidth: 1440, width: '100%', minWidth: 0, margin: '0 auto', boxSizing: 'border-box', overflowWrap: 'anywhere' }} data-testid="operate-home">
         {body}
       </Layout.Content>
     </Layout>

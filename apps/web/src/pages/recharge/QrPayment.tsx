@@ -81,7 +81,7 @@ export function QrPayment({ id, onCancel }: { id: string; onCancel: () => void }
           </Flex>
         </div>
         <div style={{ minWidth: 260 }}>
-          <Descriptions column={1} size="small" colon={false} styles={{ label: { width: 96, color: 'rgba(0,0,0,.5)' } }}>
+          <Descriptions column={1} size="small" colon={false} styles={{ label: { width: 96, color: 'rgba(0,0,0,.62)' } }}>
             <Descriptions.Item label={t('wallet.qr.amount')}>
               <span className={styles.payable} data-testid="recharge-qr-amount">
                 {formatMoney(p.amount)}

@@ -28,7 +28,7 @@ export function AboutPage() {
           background: 'radial-gradient(ellipse 50% 90% at 85% 0%, color-mix(in srgb, var(--brand) 20%, transparent), transparent 70%), linear-gradient(180deg, color-mix(in srgb, var(--brand) 5%, #fff), #fff)',
         }}
       >
-        <div className="sl-container" style={{ display: 'grid', gridTemplateColumns: '1.4fr 1fr', gap: 64, alignItems: 'center' }}>
+        <div className="sl-container" style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(min(100%, 300px), 1fr))', gap: '32px 64px', alignItems: 'center' }}>
           <div>
             <span className="sl-eyebrow" style={{ background: 'color-mix(in srgb, var(--brand) 12%, #fff)', color: 'var(--brand)' }}>
               {t('site.about.eyebrow')}
@@ -74,7 +74,7 @@ export function AboutPage() {
       <section className="sl-section" style={{ textAlign: 'center' }}>
         <div className="sl-container">
           <h2 style={{ fontSize: 28, margin: '0 0 10px', color: '#0f172a' }}>{t('site.about.ctaTitle')}</h2>
-          <p style={{ color: '#64748b', margin: '0 0 28px' }}>{t('site.about.ctaDesc')}</p>
+          <p style={{ color: '#526072', margin: '0 0 28px' }}>{t('site.about.ctaDesc')}</p>
           <Flex gap={12} justify="center">
             <Button type="primary" size="large" onClick={() => navigate('/contact')}>
               {t('site.contactTitle')}

@@ -11,7 +11,7 @@ function InfoCard({ icon, label, children, testId }: { icon: ReactNode; label: s
     <div className="sl-card" style={{ display: 'flex', gap: 16, alignItems: 'flex-start' }} data-testid={testId}>
       <span className="sl-icon-box">{icon}</span>
       <div style={{ minWidth: 0 }}>
-        <div style={{ color: '#94a3b8', fontSize: 13, marginBottom: 6 }}>{label}</div>
+        <div style={{ color: '#5f6b7d', fontSize: 13, marginBottom: 6 }}>{label}</div>
         <div style={{ fontSize: 16, color: '#0f172a', fontWeight: 500, wordBreak: 'break-all' }}>{children}</div>
       </div>
     </div>
@@ -34,7 +34,7 @@ export function ContactPage() {
         }}
       >
         <h1 style={{ fontSize: 36, margin: '0 0 12px', color: '#0f172a' }}>{t('site.contact.heading')}</h1>
-        <p style={{ margin: 0, color: '#64748b', fontSize: 16 }}>{t('site.contact.desc')}</p>
+        <p style={{ margin: 0, color: '#526072', fontSize: 16 }}>{t('site.contact.desc')}</p>
       </section>
 
       <div className="sl-container" style={{ paddingBottom: 80 }}>

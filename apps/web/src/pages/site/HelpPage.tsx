@@ -7,6 +7,7 @@ import enArticles from '../../locales/en-US/help-articles.ts';
 import { useT } from '../../locales/i18n.ts';
 import { useTenant } from '../../modules/tenant.tsx';
 import '../home/home.css';
+import styles from './HelpPage.module.css';
 
 type Article = { id: string; category: string; title: string; summary: string; body: string };
 type Category = { key: string; title: string };
@@ -161,11 +162,11 @@ export function HelpPage() {
         }}
       >
         <h1 style={{ fontSize: 34, margin: '0 0 10px', color: '#0f172a' }}>{t('help.title')}</h1>
-        <p style={{ margin: '0 0 28px', color: '#64748b', fontSize: 16 }}>{t('help.subtitle')}</p>
+        <p style={{ margin: '0 0 28px', color: '#526072', fontSize: 16 }}>{t('help.subtitle')}</p>
         <Input
           size="large"
           allowClear
-          prefix={<SearchOutlined style={{ color: '#94a3b8' }} />}
+          prefix={<SearchOutlined style={{ color: '#5f6b7d' }} />}
           placeholder={t('help.searchPlaceholder')}
           value={query}
           onChange={(e) => setQuery(e.target.value)}
@@ -175,7 +176,7 @@ export function HelpPage() {
         />
       </section>
 
-      <div style={{ maxWidth: 1200, margin: '0 auto', padding: '0 32px 72px', display: 'grid', gridTemplateColumns: '260px minmax(0, 1fr)', gap: 24, boxSizing: 'border-box' }}>
+      <div className={styles.layout}>
         <aside style={{ background: '#fff', borderRadius: 12, border: '1px solid #e8edf3', padding: '12px 4px', alignSelf: 'start', position: 'sticky', top: 76 }}>
           <div style={{ padding: '4px 20px 8px', fontWeight: 600, color: '#0f172a' }}>{t('help.categoriesTitle')}</div>
           <Menu
@@ -193,7 +194,7 @@ export function HelpPage() {
           />
         </aside>
 
-        <main style={{ background: '#fff', borderRadius: 12, border: '1px solid #e8edf3', padding: '32px 40px', minHeight: 480 }}>
+        <section className={styles.article}>
           {searching ? (
             matches.length === 0 ? (
               <Empty
@@ -201,7 +202,7 @@ export function HelpPage() {
                 description={
                   <>
                     <div style={{ fontSize: 16, color: '#0f172a' }}>{t('help.noResults', { q: query.trim() })}</div>
-                    <div style={{ color: '#94a3b8', marginTop: 6 }}>{t('help.noResultsHint')}</div>
+                    <div style={{ color: '#5f6b7d', marginTop: 6 }}>{t('help.noResultsHint')}</div>
                   </>
                 }
                 data-testid="help-empty"
@@ -227,9 +228,9 @@ export function HelpPage() {
                     >
                       <div style={{ fontSize: 17, fontWeight: 600, color: '#0f172a', marginBottom: 6 }}>
                         {highlight(a.title, terms)}
-                        <span style={{ fontSize: 12, fontWeight: 400, color: '#94a3b8', marginLeft: 10 }}>{categoryTitle(a.category)}</span>
+                        <span style={{ fontSize: 12, fontWeight: 400, color: '#5f6b7d', marginLeft: 10 }}>{categoryTitle(a.category)}</span>
                       </div>
-                      <div style={{ color: '#64748b', fontSize: 14, lineHeight: 1.7 }}>{highlight(snippet(a, terms), terms)}</div>
+                      <div style={{ color: '#526072', fontSize: 14, lineHeight: 1.7 }}>{highlight(snippet(a, terms), terms)}</div>
                     </button>
                   ))}
                 </div>
@@ -251,7 +252,7 @@ export function HelpPage() {
                   </Button>
                 )}
                 <h1 style={{ fontSize: 28, margin: '16px 0 8px', color: '#0f172a' }}>{highlight(current.title, terms)}</h1>
-                <p style={{ color: '#64748b', margin: '0 0 8px', fontSize: 15 }}>{current.summary}</p>
+                <p style={{ color: '#526072', margin: '0 0 8px', fontSize: 15 }}>{current.summary}</p>
                 <div style={{ height: 1, background: '#f0f2f5', margin: '20px 0 4px' }} />
                 <ArticleBody body={current.body} terms={terms} />
                 <Flex justify="space-between" style={{ marginTop: 40, paddingTop: 20, borderTop: '1px solid #f0f2f5' }}>
@@ -278,7 +279,7 @@ export function HelpPage() {
               <CustomerServiceOutlined style={{ fontSize: 28, color: 'var(--brand)' }} />
               <div style={{ flex: 1 }}>
                 <div style={{ fontWeight: 600, color: '#0f172a' }}>{t('help.stillNeedHelp')}</div>
-                <div style={{ color: '#64748b', fontSize: 14 }}>{t('help.stillNeedHelpDesc', { phone: tenant.config.contactPhone })}</div>
+                <div style={{ color: '#526072', fontSize: 14 }}>{t('help.stillNeedHelpDesc', { phone: tenant.config.contactPhone })}</div>
               </div>
               <Button onClick={() => navigate('/contact')}>{t('help.contactUs')}</Button>
               <Button type="primary" onClick={() => navigate('/reservationForm')}>
@@ -286,7 +287,7 @@ export function HelpPage() {
               </Button>
             </div>
           )}
-        </main>
+        </section>
       </div>
     </div>
   );

@@ -97,7 +97,7 @@ export function ReservationFormPage() {
 
   return (
     <div style={{ background: '#f6f8fb', padding: '48px 0 80px' }} data-testid="reservation-page">
-      <div className="sl-container" style={{ display: 'grid', gridTemplateColumns: 'minmax(0, 1fr) 340px', gap: 24, alignItems: 'start' }}>
+      <div className="sl-container rf-grid" style={{ gap: 24, alignItems: 'start' }}>
         <div className="sl-card" style={{ padding: '36px 40px' }}>
           {createdId ? (
             <Result
@@ -127,9 +127,9 @@ export function ReservationFormPage() {
           ) : (
             <>
               <h1 style={{ fontSize: 26, margin: '0 0 8px', color: '#0f172a' }}>{t('site.reservation.heading')}</h1>
-              <p style={{ color: '#64748b', margin: '0 0 28px' }}>{t('site.reservation.desc')}</p>
+              <p style={{ color: '#526072', margin: '0 0 28px' }}>{t('site.reservation.desc')}</p>
               <Form<FormValues> form={form} layout="vertical" size="large" initialValues={{ gpuType: initialGpu }} onFinish={onFinish} disabled={submit.isPending} requiredMark data-testid="reservation-form">
-                <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', columnGap: 20 }}>
+                <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(min(100%, 220px), 1fr))', columnGap: 20 }}>
                   <Form.Item name="name" label={t('site.reservation.name')} required rules={[rule('name')]}>
                     <Input placeholder={t('site.reservation.namePlaceholder')} count={{ show: true, max: 32 }} autoComplete="name" />
                   </Form.Item>
@@ -165,7 +165,7 @@ export function ReservationFormPage() {
                 <Button type="primary" htmlType="submit" loading={submit.isPending} style={{ minWidth: 200, height: 46, marginTop: 8 }} data-testid="reservation-submit">
                   {submit.isPending ? t('site.reservation.submitting') : t('site.reservation.submit')}
                 </Button>
-                <div style={{ marginTop: 14, color: '#94a3b8', fontSize: 13 }}>
+                <div style={{ marginTop: 14, color: '#5f6b7d', fontSize: 13 }}>
                   <SafetyOutlined /> {t('site.reservation.privacy')}
                 </div>
               </Form>
@@ -181,7 +181,7 @@ export function ReservationFormPage() {
                 <PhoneOutlined />
               </span>
               <div>
-                <div style={{ fontSize: 12, color: '#94a3b8' }}>{t('site.reservation.sidePhone')}</div>
+                <div style={{ fontSize: 12, color: '#5f6b7d' }}>{t('site.reservation.sidePhone')}</div>
                 <a href={`tel:${config.contactPhone}`} style={{ fontSize: 16, fontWeight: 500, color: '#0f172a' }}>
                   {config.contactPhone}
                 </a>
@@ -192,7 +192,7 @@ export function ReservationFormPage() {
                 <MailOutlined />
               </span>
               <div style={{ minWidth: 0 }}>
-                <div style={{ fontSize: 12, color: '#94a3b8' }}>{t('site.reservation.sideEmail')}</div>
+                <div style={{ fontSize: 12, color: '#5f6b7d' }}>{t('site.reservation.sideEmail')}</div>
                 <a href={`mailto:${config.contactEmail}`} style={{ fontSize: 15, color: '#0f172a', wordBreak: 'break-all' }}>
                   {config.contactEmail}
                 </a>
@@ -204,7 +204,7 @@ export function ReservationFormPage() {
             <div className="sl-card" style={{ padding: 24 }}>
               <div style={{ fontWeight: 600, color: '#0f172a', marginBottom: 12 }}>{t('site.reservation.nextTitle')}</div>
               {(['next1', 'next2'] as const).map((k, i) => (
-                <div key={k} style={{ display: 'flex', gap: 10, marginBottom: 10, color: '#64748b', fontSize: 14, lineHeight: 1.7 }}>
+                <div key={k} style={{ display: 'flex', gap: 10, marginBottom: 10, color: '#526072', fontSize: 14, lineHeight: 1.7 }}>
                   <b style={{ color: 'var(--brand)' }}>{i + 1}</b>
                   <span>{t(`site.reservation.${k}`)}</span>
                 </div>

@@ -1,5 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { App, Button, Card, Col, DatePicker, Empty, Flex, Result, Row, Segmented, Select, Space, Statistic, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { Button, Card, Col, DatePicker, Empty, Flex, Result, Row, Segmented, Select, Space, Statistic, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { useFeedback } from '../../../modules/feedback.ts';
+import { memoText } from './memo.ts';
 import { DownloadOutlined, ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import dayjs, { type Dayjs } from 'dayjs';
@@ -10,6 +12,7 @@ import { getErrorMessage } from '../../../api/errors.ts';
 import { useT } from '../../../locales/i18n.ts';
 import { csvFileName, downloadText, transactionsCsv } from './csv.ts';
 import { rangeToTimes } from './filters.ts';
+import { useScrollRegion } from '../../../modules/useScrollRegion.ts';
 
 type Direction = 'all' | 'income' | 'expense';
 type Range = [Dayjs, Dayjs] | null;
@@ -23,7 +26,7 @@ const KIND_COLOR: Record<LedgerKind, string> = {
   adjustment: 'purple',
 };
 
-const INCOME_COLOR = '#389e0d';
+const INCOME_COLOR = '#237804'; // #23: antd green-8, 6.3:1 on white
 const EXPENSE_COLOR = '#cf1322';
 
 /** Income shows as +¥…, expense as -¥… (formatMoney already puts the minus sign). */
@@ -32,7 +35,7 @@ export const signedMoney = (units: number) => (units > 0 ? `+${formatMoney(units
 /** /center/expense/incomeExpend (收支明细): the ledger of the balance, filtered, totalled, paged and exportable. */
 export function IncomeExpendPage() {
   const { t } = useT();
-  const { message } = App.useApp();
+  const { message } = useFeedback();
   const [range, setRange] = useState<Range>(null);
   const [kind, setKind] = useState<LedgerKind | undefined>();
   const [direction, setDirection] = useState<Direction>('all');
@@ -46,6 +49,7 @@ export function IncomeExpendPage() {
   const list = useQuery(transactionsPageQuery({ ...filter, page, pageSize }));
   const data = list.data;
 
+  const tableBox = useScrollRegion<HTMLDivElement>(t('wallet.incomeExpend.title'));
   const kindLabel = (k: LedgerKind) => t(`wallet.kinds.${k}`);
   const filtersChanged = () => setPage(1);
 
@@ -122,7 +126,7 @@ export function IncomeExpendPage() {
       key: 'memo',
       render: (_v, r) => (
         <div style={{ minWidth: 0 }}>
-          <div>{r.memo || '—'}</div>
+          <div>{r.memo ? memoText(r.memo) : '—'}</div>
           {r.ref && (
             <Typography.Text type="secondary" style={{ fontSize: 12 }} copyable={{ text: r.ref }}>
               {r.ref}
@@ -146,7 +150,9 @@ export function IncomeExpendPage() {
       <Card size="small" style={{ marginBottom: 16 }} data-testid="income-expend-filters">
         <Flex gap={16} wrap align="center">
           <Space size={8}>
-            <Typography.Text type="secondary">{t('wallet.incomeExpend.range')}</Typography.Text>
+            <Typography.Text type="secondary" id="income-expend-range-label">
+              {t('wallet.incomeExpend.range')}
+            </Typography.Text>
             <DatePicker.RangePicker
               value={range}
               allowEmpty={[false, false]}
@@ -166,8 +172,11 @@ export function IncomeExpendPage() {
             />
           </Space>
           <Space size={8}>
-            <Typography.Text type="secondary">{t('wallet.incomeExpend.kind')}</Typography.Text>
+            <Typography.Text type="secondary" id="income-expend-kind-label">
+              {t('wallet.incomeExpend.kind')}
+            </Typography.Text>
             <Select<LedgerKind>
+              aria-labelledby="income-expend-kind-label"
               allowClear
               value={kind}
               placeholder={t('wallet.incomeExpend.allKinds')}
@@ -250,7 +259,7 @@ export function IncomeExpendPage() {
         </Col>
       </Row>
 
-      <Card>
+      <Card ref={tableBox}>
         {list.isError ? (
           <Result
             status="warning"
@@ -271,7 +280,8 @@ export function IncomeExpendPage() {
             dataSource={data?.list ?? []}
             loading={list.isFetching}
             scroll={{ x: 860 }}
-            locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('wallet.incomeExpend.empty')} /> }}
+            // #28: no "no records" under the spinner
+            locale={{ emptyText: list.isFetching ? <div style={{ height: 96 }} /> : <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('wallet.incomeExpend.empty')} /> }}
             pagination={{
               current: page,
               pageSize,

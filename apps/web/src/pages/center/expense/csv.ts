@@ -1,5 +1,6 @@
 import type { TransactionItem } from '@suanli/contract/wallet';
 import { formatDateTime, formatMoney } from '@suanli/domain/format';
+import { memoText } from './memo.ts';
 
 /** Excel reads a UTF-8 CSV as the local code page unless it starts with a byte-order mark. */
 export const BOM = '\uFEFF';
@@ -29,7 +30,7 @@ export function transactionsCsv(rows: TransactionItem[], labels: CsvLabels): str
         csvField(r.amount >= 0 ? labels.income : labels.expense),
         csvField(moneyCell(r.amount), { text: false }),
         csvField(moneyCell(r.balanceAfter), { text: false }),
-        csvField(r.memo),
+        csvField(memoText(r.memo)),
         csvField(r.ref),
         csvField(r.id),
       ].join(','),

@@ -10,10 +10,10 @@ import { userDetailQuery } from '../../../api/queries/user.ts';
 import { getErrorMessage } from '../../../api/errors.ts';
 import { useT, type MessageKey } from '../../../locales/i18n.ts';
 import { useTenant } from '../../../modules/tenant.tsx';
-import { isRouteAvailable } from '../../../modules/route-availability.ts';
+import { isRouteAvailable, pathOf } from '../../../route-table.ts';
 import styles from './CenterHomePage.module.css';
 
-const RECHARGE_PATH = '/recharge/index';
+const RECHARGE_PATH = pathOf('recharge');
 
 type Shortcut = { key: string; title: MessageKey; icon: ReactNode; to: string };
 
@@ -80,7 +80,7 @@ function Dashboard({ user }: { user: UserDetail }) {
 
       <Col xs={24} xl={8}>
         <Card title={<Space><UserOutlined />{t('center.home.account')}</Space>} style={{ height: '100%' }} data-testid="home-account-card">
-          <Descriptions column={1} size="small" colon={false} styles={{ label: { color: 'rgba(0,0,0,.5)', width: 104, whiteSpace: 'nowrap' } }}>
+          <Descriptions column={1} size="small" colon={false} styles={{ label: { color: 'rgba(0,0,0,.62)', width: 104, whiteSpace: 'nowrap' } }}>
             <Descriptions.Item label={t('center.home.phone')}>{maskPhone(user.phone)}</Descriptions.Item>
             <Descriptions.Item label={t('center.home.realName')}>
               <RealNameTag verified={user.realNameAuth} />

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Alert, App, Button, Card, Form, Input, Typography } from 'antd';
+import { Alert, Button, Card, Form, Input, Typography } from 'antd';
+import { useFeedback } from '../../../modules/feedback.ts';
 import { useChangePassword } from '../../../api/queries/user.ts';
 import { getErrorMessage } from '../../../api/errors.ts';
 import { useT } from '../../../locales/i18n.ts';
@@ -12,7 +13,7 @@ type Outcome = { ok: true } | { ok: false; message: string } | null;
 /** PUT /api/v1/user/password; the server signs every other device out, so the user is told. */
 export function ChangePasswordCard() {
   const { t } = useT();
-  const { modal } = App.useApp();
+  const { modal } = useFeedback();
   const [form] = Form.useForm<Values>();
   const change = useChangePassword();
   const [outcome, setOutcome] = useState<Outcome>(null);

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Alert, App, Button, Card, Form, Input, Typography } from 'antd';
+import { Alert, Button, Card, Form, Input, Typography } from 'antd';
+import { useFeedback } from '../../../modules/feedback.ts';
 import { maskPhone } from '@suanli/domain/account-rules';
 import { useChangePhone } from '../../../api/queries/user.ts';
 import { getErrorMessage } from '../../../api/errors.ts';
@@ -16,7 +17,7 @@ type Values = { phone: string; code: string; password: string };
  */
 export function ChangePhoneCard({ currentPhone }: { currentPhone: string }) {
   const { t } = useT();
-  const { modal, message } = App.useApp();
+  const { modal, message } = useFeedback();
   const [form] = Form.useForm<Values>();
   const change = useChangePhone();
   const [error, setError] = useState<{ title: string; message: string } | null>(null);

@@ -1,4 +1,5 @@
-import { App, Button, Card, Empty, Flex, Popconfirm, Result, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { Button, Card, Empty, Flex, Popconfirm, Result, Table, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { useFeedback } from '../../../modules/feedback.ts';
 import { DesktopOutlined, MobileOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import type { SessionItem } from '@suanli/contract/user';
@@ -7,6 +8,7 @@ import { sessionsQuery, useRevokeOtherSessions, useRevokeSession } from '../../.
 import { getErrorMessage } from '../../../api/errors.ts';
 import { useT } from '../../../locales/i18n.ts';
 import { summariseUserAgent } from './user-agent.ts';
+import { useScrollRegion } from '../../../modules/useScrollRegion.ts';
 
 /** This device first, then the most recently active. */
 const byRecency = (a: SessionItem, b: SessionItem) => Number(b.current) - Number(a.current) || b.lastSeenAt.localeCompare(a.lastSeenAt);
@@ -14,7 +16,8 @@ const byRecency = (a: SessionItem, b: SessionItem) => Number(b.current) - Number
 /** GET /api/v1/user/sessions, with 下线 per device and 下线其他所有设备 (both confirmed first). */
 export function SessionsCard() {
   const { t } = useT();
-  const { message } = App.useApp();
+  const tableBox = useScrollRegion<HTMLDivElement>(t('safe.sessions.title'));
+  const { message } = useFeedback();
   const sessions = useQuery(sessionsQuery());
   const revoke = useRevokeSession();
   const revokeOthers = useRevokeOtherSessions();
@@ -76,6 +79,7 @@ export function SessionsCard() {
 
   return (
     <Card
+      ref={tableBox}
       title={t('safe.sessions.title')}
       data-testid="safe-sessions"
       extra={
@@ -120,7 +124,7 @@ export function SessionsCard() {
           loading={sessions.isPending}
           pagination={false}
           scroll={{ x: 720 }}
-          locale={{ emptyText: <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('safe.sessions.empty')} /> }}
+          locale={{ emptyText: sessions.isPending ? <div style={{ height: 96 }} /> : <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('safe.sessions.empty')} /> }}
           data-testid="session-table"
         />
       )}

@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react';
-import type { HookAPI as ModalHookAPI } from 'antd/es/modal/useModal';
+import type { Feedback } from '../../../modules/feedback.ts';
 import { t } from '../../../locales/i18n.ts';
 
 /** A confirm dialog as a promise: true once the user confirms, false if they back out. */
-export function confirmAsync(modal: ModalHookAPI, opts: { title: ReactNode; content: ReactNode; danger?: boolean }): Promise<boolean> {
+export function confirmAsync(modal: Feedback['modal'], opts: { title: ReactNode; content: ReactNode; danger?: boolean }): Promise<boolean> {
   return new Promise((resolve) => {
     modal.confirm({
       title: opts.title,

@@ -1,0 +1,10 @@
+import home from './home.ts';
+import help from './help.ts';
+import center from './center.ts';
+import datahub from './datahub.ts';
+import safe from './safe.ts';
+import site from './site.ts';
+import wallet from './wallet.ts';
+
+/** The namespaces the sign-in screens don't use: one chunk, loaded with the first other page. */
+export default { home, help, center, datahub, safe, site, wallet };
