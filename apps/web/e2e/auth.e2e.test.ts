@@ -64,7 +64,7 @@ describe('accounts through the UI', () => {
     await page.getByTestId('user-dropdown').hover();
     const panel = page.getByTestId('user-dropdown-panel');
     await panel.waitFor();
-    expect(await page.getByTestId('dropdown-username').textContent()).toBe(`用户${phone.slice(-4)}`);
+    expect(await page.getByTestId('dropdown-username').textContent()).toBe(`用户${phone.slice(-4)}`); // a default from the locale: the server stores no name;
     expect(await page.getByTestId('dropdown-balance').textContent()).toBe('¥0.00');
     expect(await page.getByTestId('dropdown-frozen').textContent()).toBe('¥0.00');
     const user = await h.container.db.query.users.findFirst({ where: (u, { eq: eqq }) => eqq(u.phone, phone) });

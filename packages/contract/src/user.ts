@@ -48,6 +48,7 @@ export const userRoles = ['user', 'operator'] as const;
 export const accountTypes = ['personal', 'enterprise'] as const;
 
 export const userDetail = z.object({
+  /** The name the user chose; empty until they choose one (the console shows a default in its language). */
   userName: z.string(),
   realNameAuth: z.boolean(),
   uuid: z.string(),

@@ -130,7 +130,7 @@ export async function seedDemo(db: Db, log: (line: string) => void = (l) => cons
       await tx.insert(datacenters).values(t.datacenters.map((name, i) => ({ tenantId: row.id, name, sort: i })));
       const [op] = await tx
         .insert(users)
-        .values({ tenantId: row.id, phone: '13900000000', userName: `${t.title}运营`, passwordHash, role: 'operator' })
+        .values({ tenantId: row.id, phone: '13900000000', userName: '', passwordHash, role: 'operator' })
         .returning({ id: users.id });
       if (op) await tx.insert(wallets).values({ userId: op.id, tenantId: row.id });
     });

@@ -41,3 +41,9 @@ END $$;
 --> statement-breakpoint
 ALTER TABLE "ledger_entries" ALTER COLUMN "hash" SET NOT NULL;
 -- <<< END HAND-WRITTEN
+--> statement-breakpoint
+-- >>> HAND-WRITTEN (issue #7 item 26): the server no longer writes default user names in Chinese;
+-- an empty name means "not chosen" and the console shows a default in its language.
+UPDATE "users" SET "user_name" = '' WHERE "user_name" = '用户' || right("phone", 4);--> statement-breakpoint
+UPDATE "users" u SET "user_name" = '' FROM "tenants" t WHERE u."tenant_id" = t."id" AND u."role" = 'operator' AND u."user_name" = t."title" || '运营';
+-- <<< END HAND-WRITTEN

@@ -160,7 +160,7 @@ export function createAccountService(deps: { db: Db; sms: SmsSender; captcha: Ca
       const passwordHash = await hashPassword(input.password);
       const user = await db.transaction(async (tx) => {
         const r = createUserRepository(tx);
-        const row = await r.insert({ tenantId, phone: input.phone, passwordHash, userName: input.userName ?? `用户${input.phone.slice(-4)}` });
+        const row = await r.insert({ tenantId, phone: input.phone, passwordHash, userName: input.userName ?? '' });
         if (!row) throw conflict('该手机号已注册，请直接登录');
         return row;
       });

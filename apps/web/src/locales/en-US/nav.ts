@@ -14,6 +14,8 @@ export default {
   operate: 'Operations',
   loginRegister: 'Log in / Sign up',
   console: 'Console',
+  defaultUserName: 'User {tail}',
+  defaultOperatorName: 'Operator {tail}',
   realNameVerified: 'Verified',
   realNameUnverified: 'Not verified',
   userId: 'ID',

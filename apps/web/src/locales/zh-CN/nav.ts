@@ -11,6 +11,8 @@ export default {
   operate: '运营平台',
   loginRegister: '登录/注册',
   console: '控制台',
+  defaultUserName: '用户{tail}',
+  defaultOperatorName: '运营{tail}',
   realNameVerified: '已实名',
   realNameUnverified: '未实名',
   userId: 'ID',

@@ -6,6 +6,7 @@ import { formatMoney } from '@suanli/domain/format';
 import { useT } from '../../locales/i18n.ts';
 import { useLogout } from '../../api/queries/user.ts';
 import { pathOf } from '../../route-table.ts';
+import { displayName } from '../user-name.ts';
 
 const RECHARGE_PATH = pathOf('recharge');
 
@@ -21,7 +22,7 @@ export function UserDropdown({ user }: { user: UserDetail }) {
         <Avatar size={44} icon={<UserOutlined />} style={{ background: 'var(--brand)', flex: 'none' }} />
         <Flex align="center" gap={8} style={{ minWidth: 0 }}>
           <Typography.Text strong ellipsis style={{ fontSize: 15 }} data-testid="dropdown-username">
-            {user.userName}
+            {displayName(user)}
           </Typography.Text>
           {user.realNameAuth ? (
             <Tag color="success" style={{ marginInlineEnd: 0, flex: 'none' }}>
@@ -87,7 +88,7 @@ export function UserDropdown({ user }: { user: UserDetail }) {
     <Dropdown popupRender={() => panel} trigger={['hover', 'click']} placement="bottomRight">
       <Button type="text" data-testid="user-dropdown" style={{ display: 'flex', alignItems: 'center', gap: 8 }}>
         <Avatar size={28} icon={<UserOutlined />} style={{ background: 'var(--brand)' }} />
-        <span style={{ maxWidth: 120, overflow: 'hidden', textOverflow: 'ellipsis' }}>{user.userName}</span>
+        <span style={{ maxWidth: 120, overflow: 'hidden', textOverflow: 'ellipsis' }}>{displayName(user)}</span>
       </Button>
     </Dropdown>
   );

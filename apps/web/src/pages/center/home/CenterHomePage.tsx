@@ -10,6 +10,7 @@ import { userDetailQuery } from '../../../api/queries/user.ts';
 import { getErrorMessage } from '../../../api/errors.ts';
 import { useT, type MessageKey } from '../../../locales/i18n.ts';
 import { useTenant } from '../../../modules/tenant.tsx';
+import { displayName } from '../../../modules/user-name.ts';
 import { isRouteAvailable, pathOf } from '../../../route-table.ts';
 import styles from './CenterHomePage.module.css';
 
@@ -43,7 +44,7 @@ function Dashboard({ user }: { user: UserDetail }) {
             <Avatar size={56} icon={<UserOutlined />} style={{ background: 'var(--brand)', flex: 'none' }} />
             <div style={{ minWidth: 0, flex: 1 }}>
               <Typography.Title level={4} style={{ margin: 0 }} data-testid="home-greeting">
-                {t('center.home.greeting', { name: user.userName })}
+                {t('center.home.greeting', { name: displayName(user) })}
               </Typography.Title>
               <Space size={12} wrap style={{ marginTop: 6 }}>
                 <Typography.Text type="secondary" copyable={{ text: user.uuid, tooltips: [t('nav.copyId'), t('nav.copied')] }}>

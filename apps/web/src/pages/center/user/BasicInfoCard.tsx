@@ -5,6 +5,7 @@ import { maskPhone } from '@suanli/domain/account-rules';
 import { formatDateTime } from '@suanli/domain/format';
 import { useT } from '../../../locales/i18n.ts';
 import { isRouteAvailable } from '../../../route-table.ts';
+import { displayName } from '../../../modules/user-name.ts';
 
 const CERTIFY_PATH = '/center/user/auth';
 
@@ -15,7 +16,7 @@ export function BasicInfoCard({ user }: { user: UserDetail }) {
   return (
     <Card title={t('safe.basic.title')} data-testid="safe-basic">
       <Descriptions column={{ xs: 1, md: 2, xl: 3 }} colon={false} styles={{ label: { color: 'rgba(0,0,0,.62)', width: 104, whiteSpace: 'nowrap' } }}>
-        <Descriptions.Item label={t('safe.basic.userName')}>{user.userName}</Descriptions.Item>
+        <Descriptions.Item label={t('safe.basic.userName')}>{displayName(user)}</Descriptions.Item>
         <Descriptions.Item label={t('safe.basic.phone')}>
           <span data-testid="safe-phone">{maskPhone(user.phone)}</span>
         </Descriptions.Item>
