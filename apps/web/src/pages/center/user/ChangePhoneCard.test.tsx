@@ -1,9 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { App as AntApp } from 'antd';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { TenantDomainInfo } from '@suanli/contract/tenant';
 import { TenantProvider } from '../../../modules/tenant.tsx';
+import { FeedbackHost } from '../../../modules/FeedbackHost.tsx';
 import { ChangePhoneCard } from './ChangePhoneCard.tsx';
 
 // Only what the card reads: the captcha type of the code button.
@@ -31,9 +31,8 @@ describe('ChangePhoneCard', () => {
     render(
       <QueryClientProvider client={new QueryClient()}>
         <TenantProvider tenant={tenant}>
-          <AntApp>
-            <ChangePhoneCard currentPhone="13800000000" />
-          </AntApp>
+          <FeedbackHost />
+          <ChangePhoneCard currentPhone="13800000000" />
         </TenantProvider>
       </QueryClientProvider>,
     );
