@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { App as AntApp } from 'antd';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
@@ -21,17 +21,6 @@ function challenge(type: CaptchaType, over: Partial<CaptchaChallenge> = {}): Cap
   if (type === 'rotate') return { ...base, thumbX: 40, thumbY: 40, thumbWidth: 140, thumbHeight: 140, width: 220, height: 220, ...over };
   return { ...base, thumbX: type === 'slide' ? 0 : 200, thumbY: 80, thumbWidth: 60, thumbHeight: 60, width: 300, height: 220, ...over };
 }
-
-beforeAll(() => {
-  // antd reads these; jsdom lacks them
-  window.matchMedia ??= ((query: string) =>
-    ({ matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {}, addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false }) as MediaQueryList);
-  globalThis.ResizeObserver ??= class {
-    observe() {}
-    unobserve() {}
-    disconnect() {}
-  } as unknown as typeof ResizeObserver;
-});
 
 function wrap(node: ReactNode) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { FeedbackHost } from '../FeedbackHost.tsx';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
@@ -11,17 +11,6 @@ vi.mock('../../api/client.ts', () => ({ http }));
 const DC = { dataCenterId: 7, dataCenterName: '北京 A 区' };
 const activating: Datahub = { name: 'datahub-7', status: 0, dataCenterId: 7, activatedAt: null };
 const activated: Datahub = { name: 'datahub-7', status: 1, dataCenterId: 7, activatedAt: '2026-11-01T08:00:05+08:00' };
-
-beforeAll(() => {
-  // antd reads these; jsdom lacks them
-  window.matchMedia ??= ((query: string) =>
-    ({ matches: false, media: query, onchange: null, addListener: () => {}, removeListener: () => {}, addEventListener: () => {}, removeEventListener: () => {}, dispatchEvent: () => false }) as MediaQueryList);
-  globalThis.ResizeObserver ??= class {
-    observe() {}
-    unobserve() {}
-    disconnect() {}
-  } as unknown as typeof ResizeObserver;
-});
 
 function renderDialog(props: Partial<Parameters<typeof DatahubDialog>[0]> = {}) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
