@@ -1,13 +1,13 @@
 import { useState } from 'react';
-import { Alert, Button, Card, Empty, Flex, Table, Typography } from 'antd';
+import { Alert, Empty, Table, Typography } from 'antd';
 import type { TableProps } from 'antd';
-import { ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import type { FlaggedPayment } from '@suanli/contract/payment';
 import { formatDateTime, formatMoney } from '@suanli/domain/format';
 import { useT } from '../../locales/i18n.ts';
 import { operateLatePaymentsQuery } from '../../api/queries/operate.ts';
 import { getErrorMessage } from '../../api/errors.ts';
+import { OperateListCard } from './OperateListCard.tsx';
 
 /** The operator's list of payments credited after their expiry (money that arrived late), to reconcile by hand. */
 export function LatePaymentsCard() {
@@ -27,19 +27,13 @@ export function LatePaymentsCard() {
   ];
 
   return (
-    <Card
-      title={
-        <Flex gap={8} align="baseline">
-          {t('wallet.latePayments.title')}
-          {query.data && <Typography.Text type="secondary" style={{ fontSize: 13, fontWeight: 400 }}>{t('wallet.latePayments.total', { total: query.data.total })}</Typography.Text>}
-        </Flex>
-      }
-      extra={
-        <Button icon={<ReloadOutlined />} onClick={() => void query.refetch()} loading={query.isFetching} data-testid="operate-late-refresh">
-          {t('site.operate.refresh')}
-        </Button>
-      }
-      data-testid="operate-late-payments"
+    <OperateListCard
+      title={t('wallet.latePayments.title')}
+      totalText={query.data && t('wallet.latePayments.total', { total: query.data.total })}
+      refreshing={query.isFetching}
+      onRefresh={() => void query.refetch()}
+      testId="operate-late-payments"
+      refreshTestId="operate-late-refresh"
     >
       <Typography.Paragraph type="secondary">{t('wallet.latePayments.hint')}</Typography.Paragraph>
       {query.isError && <Alert type="error" showIcon title={`${t('wallet.latePayments.loadFailed')}: ${getErrorMessage(query.error)}`} style={{ marginBottom: 16 }} />}
@@ -63,6 +57,6 @@ export function LatePaymentsCard() {
           },
         }}
       />
-    </Card>
+    </OperateListCard>
   );
 }

@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { Alert, Button, Card, Descriptions, Empty, Flex, Layout, Result, Skeleton, Table, Tag, Typography } from 'antd';
 import type { TableProps } from 'antd';
-import { ReloadOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import type { QuestionItem } from '@suanli/contract/question';
@@ -13,6 +12,7 @@ import { userDetailQuery } from '../../api/queries/user.ts';
 import { operateQuestionsQuery } from '../../api/queries/operate.ts';
 import { getErrorMessage } from '../../api/errors.ts';
 import { LatePaymentsCard } from './LatePaymentsCard.tsx';
+import { OperateListCard } from './OperateListCard.tsx';
 import { useScrollRegion } from '../../modules/useScrollRegion.ts';
 
 const STYLE_KEYS = ['classic', 'showcase', 'minimal'] as const;
@@ -91,20 +91,14 @@ function QuestionsCard() {
   ];
 
   return (
-    <Card
-      ref={tableBox}
-      title={
-        <Flex gap={8} align="baseline">
-          {t('site.operate.questions')}
-          {query.data && <Typography.Text type="secondary" style={{ fontSize: 13, fontWeight: 400 }}>{t('site.operate.questionsTotal', { total: query.data.total })}</Typography.Text>}
-        </Flex>
-      }
-      extra={
-        <Button icon={<ReloadOutlined />} onClick={() => void query.refetch()} loading={query.isFetching} data-testid="operate-refresh">
-          {t('site.operate.refresh')}
-        </Button>
-      }
-      data-testid="operate-questions"
+    <OperateListCard
+      cardRef={tableBox}
+      title={t('site.operate.questions')}
+      totalText={query.data && t('site.operate.questionsTotal', { total: query.data.total })}
+      refreshing={query.isFetching}
+      onRefresh={() => void query.refetch()}
+      testId="operate-questions"
+      refreshTestId="operate-refresh"
     >
       {query.isError && !query.data ? (
         <Result
@@ -142,7 +136,7 @@ function QuestionsCard() {
           />
         </>
       )}
-    </Card>
+    </OperateListCard>
   );
 }
 
