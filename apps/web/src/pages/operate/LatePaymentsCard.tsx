@@ -8,6 +8,7 @@ import { useT } from '../../locales/i18n.ts';
 import { operateLatePaymentsQuery } from '../../api/queries/operate.ts';
 import { getErrorMessage } from '../../api/errors.ts';
 import { OperateListCard } from './OperateListCard.tsx';
+import { useScrollRegion } from '../../modules/useScrollRegion.ts';
 
 /** The operator's list of payments credited after their expiry (money that arrived late), to reconcile by hand. */
 export function LatePaymentsCard() {
@@ -15,6 +16,7 @@ export function LatePaymentsCard() {
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(10);
   const query = useQuery(operateLatePaymentsQuery(page, pageSize));
+  const tableBox = useScrollRegion<HTMLDivElement>(t('wallet.latePayments.title'));
 
   const columns: TableProps<FlaggedPayment>['columns'] = [
     { key: 'paidAt', title: t('wallet.latePayments.colPaidAt'), dataIndex: 'paidAt', width: 176, render: (v: string | null) => formatDateTime(v) },
@@ -28,6 +30,7 @@ export function LatePaymentsCard() {
 
   return (
     <OperateListCard
+      cardRef={tableBox}
       title={t('wallet.latePayments.title')}
       totalText={query.data && t('wallet.latePayments.total', { total: query.data.total })}
       refreshing={query.isFetching}
