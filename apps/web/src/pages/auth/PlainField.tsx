@@ -1,5 +1,7 @@
 import { useCallback, useRef, useState, type ReactNode } from 'react';
 import type { InputRef } from 'antd/es/input/Input';
+// antd's own token hook (every antd component already loads it): the theme's AA error colour.
+import useToken from 'antd/es/theme/useToken';
 import styles from './PlainField.module.css';
 
 /** When a check runs: 'change' skips the checks marked `onBlur` (typing clears their error). */
@@ -79,11 +81,12 @@ export function validateAll(fields: Field[]): boolean {
 
 /** A field's row: the control, then its error text (what antd's Form.Item shows under an input). */
 export function FieldRow({ field, children, className }: { field: Pick<Field, 'id' | 'error'>; children: ReactNode; className?: string }) {
+  const [, token] = useToken();
   return (
     <div className={[styles.row, field.error ? styles.withError : '', className ?? ''].join(' ')}>
       {children}
       {field.error && (
-        <div id={`${field.id}-error`} className={styles.error} role="alert">
+        <div id={`${field.id}-error`} className={styles.error} style={{ color: token.colorError }} role="alert">
           {field.error}
         </div>
       )}
