@@ -18,6 +18,7 @@ export default {
     subheading: 'Sign in to rent GPUs and manage your instances',
     tabPassword: 'Password',
     tabCode: 'SMS code',
+    method: 'Sign-in method',
     submit: 'Sign in',
     forgot: 'Forgot password?',
     noAccount: 'No account yet?',

@@ -15,6 +15,7 @@ export default {
     subheading: '登录后即可租用 GPU 算力、管理容器实例',
     tabPassword: '密码登录',
     tabCode: '验证码登录',
+    method: '登录方式',
     submit: '登录',
     forgot: '忘记密码？',
     noAccount: '还没有账号？',

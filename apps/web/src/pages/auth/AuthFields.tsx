@@ -1,12 +1,13 @@
-import { Alert, Form, Input } from 'antd';
+import { Form, Input } from 'antd';
 import { MobileOutlined } from '@ant-design/icons';
 import { useT } from '../../locales/i18n.ts';
 import type { SmsPurpose } from '@suanli/contract/user';
 import { CHANGE_AND_BLUR, phoneRules, smsCodeRules } from './rules.ts';
 import { SmsCodeInput } from './SmsCodeInput.tsx';
+import { iconStyle, type FormError } from './AuthAlert.tsx';
 
-/** The muted colour of the icons inside the sign-in forms' inputs. */
-export const iconStyle = { color: 'rgba(0,0,0,.35)' };
+// The alert and the icon colour live in AuthAlert.tsx (the sign-in page uses them without antd Form).
+export { FormErrorAlert, iconStyle, type FormError } from './AuthAlert.tsx';
 
 /** The `phone` field of every sign-in form: mainland mobile, validated as the server does. */
 export function PhoneField({ testId, withLabel = false }: { testId: string; withLabel?: boolean }) {
@@ -24,15 +25,6 @@ export function PhoneField({ testId, withLabel = false }: { testId: string; with
       />
     </Form.Item>
   );
-}
-
-/** An error shown above a sign-in form: what failed and why. */
-export type FormError = { title: string; message: string } | null;
-
-/** The alert above a sign-in or sign-up form, when there is an error to show. */
-export function FormErrorAlert({ error, testId }: { error: FormError; testId: string }) {
-  if (!error) return null;
-  return <Alert type="error" showIcon title={error.title} description={error.message} style={{ marginBottom: 16 }} data-testid={testId} />;
 }
 
 /**

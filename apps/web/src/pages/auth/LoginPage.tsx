@@ -1,6 +1,8 @@
-import { lazy, Suspense, useRef, useState } from 'react';
-import { Alert, Button, Flex, Form, Input, Segmented } from 'antd';
-import { LockOutlined } from '@ant-design/icons';
+import { lazy, Suspense, useRef, useState, type FormEvent } from 'react';
+import { Alert, Button } from 'antd';
+import Input from 'antd/es/input/Input';
+import Password from 'antd/es/input/Password';
+import { LockOutlined, MobileOutlined } from '@ant-design/icons';
 import { useLocation, useNavigate } from 'react-router';
 import { ErrorReason } from '@suanli/contract/errors';
 import { useLoginCode, useLoginPassword } from '../../api/queries/user.ts';
@@ -9,11 +11,56 @@ import { afterLoginPath } from '../../guards.ts';
 import { t as translate, useT } from '../../locales/i18n.ts';
 import { AuthLayout } from './AuthLayout.tsx';
 import { useCaptchaGate } from './useCaptchaGate.tsx';
-import { FormErrorAlert, iconStyle, PhoneField, SmsCodeField, type FormError } from './AuthFields.tsx';
-import { loginPasswordRules } from './rules.ts';
+import { FormErrorAlert, iconStyle, type FormError } from './AuthAlert.tsx';
+import { FieldRow, useField, validateAll, type Field } from './PlainField.tsx';
+import { SmsCodeControl } from './SmsCodeControl.tsx';
+import { MethodSwitch } from './MethodSwitch.tsx';
+import { loginPasswordChecks, phoneChecks, smsCodeChecks } from './rules.ts';
+
+/*
+ * The sign-in forms are plain <form>s with the rules of rules.ts (PlainField.tsx): antd's Form,
+ * its validator and the Tooltip every Form.Item label imports would be a third of this page's
+ * first load.
+ */
 
 type PasswordValues = { phone: string; password: string };
 type CodeValues = { phone: string; code: string };
+
+/** The phone field of both forms; typing it also tells the page (it follows the visitor between tabs). */
+function PhoneInput({ field, testId, onPhoneChange }: { field: Field; testId: string; onPhoneChange: (phone: string) => void }) {
+  const { t } = useT();
+  return (
+    <FieldRow field={field}>
+      <Input
+        {...field.inputProps}
+        ref={field.ref}
+        size="large"
+        value={field.value}
+        status={field.error ? 'error' : undefined}
+        onChange={(e) => {
+          field.change(e.target.value);
+          onPhoneChange(e.target.value);
+        }}
+        onBlur={field.blur}
+        prefix={<MobileOutlined style={iconStyle} />}
+        maxLength={11}
+        inputMode="numeric"
+        autoComplete="tel"
+        placeholder={t('auth.field.phonePlaceholder')}
+        aria-label={t('auth.field.phone')}
+        data-testid={testId}
+      />
+    </FieldRow>
+  );
+}
+
+/** Stops the browser's submit; runs `submit` once every field passes. */
+function onValid(fields: Field[], submit: () => void) {
+  return (e: FormEvent) => {
+    e.preventDefault();
+    if (validateAll(fields)) submit();
+  };
+}
 
 
 /** A failed sign-in for the form's alert; a lock gets its own title (the message says how long). */
@@ -36,7 +83,8 @@ function useAfterLogin() {
  */
 function PasswordLoginForm({ phone, onPhoneChange, onForgot }: { phone: string; onPhoneChange: (phone: string) => void; onForgot: () => void }) {
   const { t } = useT();
-  const [form] = Form.useForm<PasswordValues>();
+  const phoneField = useField('login-phone-input', phoneChecks, { initial: phone, validateOnBlur: true });
+  const passwordField = useField('login-password-input', loginPasswordChecks);
   const login = useLoginPassword();
   const captcha = useCaptchaGate();
   const done = useAfterLogin();
@@ -74,18 +122,17 @@ function PasswordLoginForm({ phone, onPhoneChange, onForgot }: { phone: string; 
   }
 
   return (
-    <Form
-      form={form}
-      size="large"
-      requiredMark={false}
-      initialValues={{ phone }}
-      onValuesChange={(changed: Partial<PasswordValues>) => changed.phone !== undefined && onPhoneChange(changed.phone)}
-      onFinish={(v) => void submit(v)}
-    >
+    <form noValidate onSubmit={onValid([phoneField, passwordField], () => void submit({ phone: phoneField.value, password: passwordField.value }))}>
       <FormErrorAlert error={error} testId="login-error" />
-      <PhoneField testId="login-phone" />
-      <Form.Item name="password" rules={loginPasswordRules()}>
-        <Input.Password
+      <PhoneInput field={phoneField} testId="login-phone" onPhoneChange={onPhoneChange} />
+      <FieldRow field={passwordField}>
+        <Password
+          {...passwordField.inputProps}
+          ref={passwordField.ref}
+          size="large"
+          value={passwordField.value}
+          status={passwordField.error ? 'error' : undefined}
+          onChange={(e) => passwordField.change(e.target.value)}
           prefix={<LockOutlined style={iconStyle} />}
           maxLength={64}
           autoComplete="current-password"
@@ -93,26 +140,27 @@ function PasswordLoginForm({ phone, onPhoneChange, onForgot }: { phone: string; 
           aria-label={t('auth.field.password')}
           data-testid="login-password"
         />
-      </Form.Item>
-      <Flex justify="flex-end" style={{ marginTop: -12, marginBottom: 12 }}>
+      </FieldRow>
+      <div style={{ display: 'flex', justifyContent: 'flex-end', marginTop: -12, marginBottom: 12 }}>
         <Button type="link" size="small" style={{ padding: 0 }} onClick={onForgot} data-testid="login-forgot">
           {t('auth.login.forgot')}
         </Button>
-      </Flex>
-      <Form.Item style={{ marginBottom: 12 }}>
-        <Button type="primary" htmlType="submit" block loading={login.isPending} data-testid="login-submit">
+      </div>
+      <div style={{ marginBottom: 12 }}>
+        <Button type="primary" size="large" htmlType="submit" block loading={login.isPending} data-testid="login-submit">
           {t('auth.login.submit')}
         </Button>
-      </Form.Item>
+      </div>
       {captcha.modal}
-    </Form>
+    </form>
   );
 }
 
 /** 验证码登录: an SMS code of purpose 'login' instead of the password. */
 function CodeLoginForm({ phone, onPhoneChange }: { phone: string; onPhoneChange: (phone: string) => void }) {
   const { t } = useT();
-  const [form] = Form.useForm<CodeValues>();
+  const phoneField = useField('login-code-phone-input', phoneChecks, { initial: phone, validateOnBlur: true });
+  const codeField = useField('login-code-input', smsCodeChecks, { validateOnBlur: true });
   const login = useLoginCode();
   const done = useAfterLogin();
   const [error, setError] = useState<FormError>(null);
@@ -128,23 +176,30 @@ function CodeLoginForm({ phone, onPhoneChange }: { phone: string; onPhoneChange:
   }
 
   return (
-    <Form
-      form={form}
-      size="large"
-      requiredMark={false}
-      initialValues={{ phone }}
-      onValuesChange={(changed: Partial<CodeValues>) => changed.phone !== undefined && onPhoneChange(changed.phone)}
-      onFinish={(v) => void submit(v)}
-    >
+    <form noValidate onSubmit={onValid([phoneField, codeField], () => void submit({ phone: phoneField.value, code: codeField.value }))}>
       <FormErrorAlert error={error} testId="login-code-error" />
-      <PhoneField testId="login-code-phone" />
-      <SmsCodeField purpose="login" testIdPrefix="login" onError={setError} />
-      <Form.Item style={{ marginBottom: 12 }}>
-        <Button type="primary" htmlType="submit" block loading={login.isPending} data-testid="login-code-submit">
+      <PhoneInput field={phoneField} testId="login-code-phone" onPhoneChange={onPhoneChange} />
+      <FieldRow field={codeField}>
+        <SmsCodeControl
+          {...codeField.inputProps}
+          inputRef={codeField.ref}
+          purpose="login"
+          testIdPrefix="login"
+          phone={phoneField.value.trim()}
+          checkPhone={() => (phoneField.validate() ? phoneField.value.trim() : null)}
+          value={codeField.value}
+          status={codeField.error ? 'error' : undefined}
+          onChange={codeField.change}
+          onBlur={codeField.blur}
+          onError={(message) => setError(message ? { title: t('auth.sms.failedTitle'), message } : null)}
+        />
+      </FieldRow>
+      <div style={{ marginBottom: 12 }}>
+        <Button type="primary" size="large" htmlType="submit" block loading={login.isPending} data-testid="login-code-submit">
           {t('auth.login.submit')}
         </Button>
-      </Form.Item>
-    </Form>
+      </div>
+    </form>
   );
 }
 
@@ -169,12 +224,11 @@ export function LoginPage() {
   return (
     <AuthLayout page="login">
       {redirected && <Alert type="info" showIcon title={t('auth.login.redirectHint')} style={{ marginBottom: 16 }} data-testid="login-redirect-hint" />}
-      {/* A segmented switch rather than antd Tabs: same behaviour, a much smaller first page load. */}
-      <Segmented<LoginTab>
-        block
+      {/* Rather than antd Tabs or Segmented: same behaviour, a much smaller first page load. */}
+      <MethodSwitch<LoginTab>
         value={tab}
         onChange={setTab}
-        style={{ marginBottom: 20 }}
+        label={t('auth.login.method')}
         options={[
           { value: 'password', label: <span data-testid="login-tab-password">{t('auth.login.tabPassword')}</span> },
           { value: 'code', label: <span data-testid="login-tab-code">{t('auth.login.tabCode')}</span> },

@@ -1,111 +1,27 @@
-import { useRef, useState } from 'react';
-import { Button, Form, Input, Space, type InputRef } from 'antd';
-import { useFeedback } from '../../modules/feedback.ts';
-import { SafetyCertificateOutlined } from '@ant-design/icons';
-import type { SmsPurpose } from '@suanli/contract/user';
-import { ErrorReason } from '@suanli/contract/errors';
-import { useSendCode } from '../../api/queries/user.ts';
-import { toApiError } from '../../api/errors.ts';
-import { useT } from '../../locales/i18n.ts';
-import { useCaptchaGate } from './useCaptchaGate.tsx';
-import { useSmsCountdown } from './useSmsCountdown.ts';
+import { Form } from 'antd';
+import { SmsCodeControl, type SmsCodeControlProps } from './SmsCodeControl.tsx';
 
-type Props = {
-  purpose: SmsPurpose;
+type Props = Omit<SmsCodeControlProps, 'phone' | 'checkPhone' | 'status' | 'inputRef' | 'onBlur'> & {
   /** The field of the surrounding form that holds the phone the code goes to. */
   phoneField?: string;
-  /** `${prefix}-code` on the input, `${prefix}-send-code` on the button. */
-  testIdPrefix: string;
-  /** A send failure for the form's inline alert; null clears it. */
-  onError: (message: string | null) => void;
-  size?: 'large' | 'middle';
-  placeholder?: string;
-  /** The shield icon in the input; off where the form's other inputs have no icons. */
-  prefixIcon?: boolean;
-  // Filled in by Form.Item.
-  id?: string;
-  value?: string;
-  onChange?: (value: string) => void;
 };
 
 /**
- * SMS code input with its 「获取验证码」 button: validates the phone, has the user solve the
- * tenant's captcha (PRODUCT.md: a captcha before every code), sends the code with the ticket,
- * then counts down to the next allowed send for that phone.
+ * The SMS code control inside an antd Form (Form.Item fills in id/value/onChange): the phone
+ * comes from the form's `phoneField`, validated by the form before a code is sent.
  */
-export function SmsCodeInput({ purpose, phoneField = 'phone', testIdPrefix, onError, size = 'large', placeholder, prefixIcon = true, id, value, onChange }: Props) {
-  const { t } = useT();
+export function SmsCodeInput({ phoneField = 'phone', ...props }: Props) {
   const form = Form.useFormInstance();
-  const { message } = useFeedback();
-  const sendCode = useSendCode();
-  const captcha = useCaptchaGate();
   const watchedPhone = Form.useWatch<string | undefined>(phoneField, form);
-  const { remaining, start } = useSmsCountdown(String(watchedPhone ?? '').trim());
-  const [busy, setBusy] = useState(false);
-  const input = useRef<InputRef>(null);
 
-  async function send() {
+  async function checkPhone(): Promise<string | null> {
     try {
       await form.validateFields([phoneField]);
     } catch {
-      return; // the phone field shows why
+      return null;
     }
-    const phone = String(form.getFieldValue(phoneField) ?? '').trim();
-    onError(null);
-    setBusy(true);
-    try {
-      // A ticket can expire between solving and sending; then one more challenge, not a loop.
-      for (let round = 0; round < 2; round++) {
-        const pass = await captcha.ask();
-        if (!pass) return;
-        try {
-          const res = await sendCode.mutateAsync({ phone, purpose, captchaTicket: pass.ticket });
-          start(phone, res.retryAfterSeconds);
-          void message.success(t('auth.sms.sent'));
-          input.current?.focus();
-          return;
-        } catch (err) {
-          const error = toApiError(err);
-          if (error.reason === ErrorReason.CaptchaRequired && round === 0) continue;
-          onError(error.message);
-          return;
-        }
-      }
-    } finally {
-      setBusy(false);
-    }
+    return String(form.getFieldValue(phoneField) ?? '').trim();
   }
 
-  const waiting = remaining > 0;
-  return (
-    <>
-      <Space.Compact style={{ width: '100%' }}>
-        <Input
-          ref={input}
-          id={id}
-          size={size}
-          value={value}
-          onChange={(e) => onChange?.(e.target.value.replace(/\D/g, '').slice(0, 6))}
-          maxLength={6}
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          prefix={prefixIcon ? <SafetyCertificateOutlined style={{ color: 'rgba(0,0,0,.35)' }} /> : undefined}
-          placeholder={placeholder ?? t('auth.field.codePlaceholder')}
-          aria-label={t('auth.field.code')}
-          data-testid={`${testIdPrefix}-code`}
-        />
-        <Button
-          size={size}
-          onClick={() => void send()}
-          loading={sendCode.isPending}
-          disabled={waiting || (busy && !sendCode.isPending)}
-          style={{ minWidth: 140 }}
-          data-testid={`${testIdPrefix}-send-code`}
-        >
-          {waiting ? t('auth.sms.resend', { seconds: remaining }) : t('auth.sms.send')}
-        </Button>
-      </Space.Compact>
-      {captcha.modal}
-    </>
-  );
+  return <SmsCodeControl {...props} phone={String(watchedPhone ?? '').trim()} checkPhone={checkPhone} />;
 }

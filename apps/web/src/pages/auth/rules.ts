@@ -1,6 +1,7 @@
 import type { FormRule } from 'antd';
 import { PASSWORD_RE, PHONE_RE } from '@suanli/domain/account-rules';
 import { t } from '../../locales/i18n.ts';
+import type { Check } from './PlainField.tsx';
 
 /**
  * Form rules mirroring the server's contract (packages/contract/src/validation.ts), so most
@@ -39,3 +40,21 @@ export const userNameRules = (): FormRule[] => [{ max: 32, message: t('auth.rule
 
 /** Form.Item triggers for fields whose format rules wait for blur (typing clears the error). */
 export const CHANGE_AND_BLUR = ['onChange', 'onBlur'];
+
+/*
+ * The same rules for the plain fields of the sign-in page (it loads no antd Form): same
+ * patterns, same messages, format checks on blur as above.
+ */
+const filled = (v: string) => v.trim() !== '';
+
+export const phoneChecks = (): Check[] => [
+  { test: filled, message: t('auth.rules.phoneRequired') },
+  { test: (v) => PHONE_RE.test(v), message: t('auth.rules.phoneInvalid'), onBlur: true },
+];
+
+export const loginPasswordChecks = (): Check[] => [{ test: (v) => v !== '', message: t('auth.rules.passwordRequired') }];
+
+export const smsCodeChecks = (): Check[] => [
+  { test: filled, message: t('auth.rules.codeRequired') },
+  { test: (v) => /^\d{6}$/.test(v), message: t('auth.rules.codeInvalid'), onBlur: true },
+];
