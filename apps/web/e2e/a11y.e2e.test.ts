@@ -148,7 +148,7 @@ describe('accessibility of the main pages (#23–#28)', () => {
 
   for (const width of [1280, 390]) {
     for (const lang of ['zh-CN', 'en-US'] as const) {
-      it(`${width} px, ${lang}: 0 critical/serious axe violations, titles set${width === 390 ? ', no sideways scroll' : ''}${lang === 'en-US' ? ', no console-written Chinese' : ''}`, async () => {
+      it(`${width} px, ${lang}: 0 critical/serious axe violations, one visible h1 and one main, titles set${width === 390 ? ', no sideways scroll' : ''}${lang === 'en-US' ? ', no console-written Chinese' : ''}`, async () => {
         const findings: Finding[] = [];
         const signedIn = await contextFor(width, lang, true);
         const signedOut = await contextFor(width, lang, false);
@@ -162,6 +162,13 @@ describe('accessibility of the main pages (#23–#28)', () => {
             const title = await page.title();
             const want = `${lookup(lang, (findRoute(p.path) ?? notFoundRoute).title)} - `;
             if (!title.startsWith(want) || title.length <= want.length) add(`title "${title}" is not "${want}<tenant>"`);
+            // #24: one h1 that a reader of this width can see, and one main landmark.
+            const { h1s, mains } = await page.evaluate(() => ({
+              h1s: [...document.querySelectorAll('h1')].filter((e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden').length,
+              mains: document.querySelectorAll('main, [role="main"]').length,
+            }));
+            if (h1s !== 1) add(`${h1s} visible h1 (want 1)`);
+            if (mains !== 1) add(`${mains} main landmarks (want 1)`);
             if (width === 390) {
               const scrollWidth = await page.evaluate(() => document.scrollingElement?.scrollWidth ?? 0);
               if (scrollWidth > 390) add(`page is ${scrollWidth} px wide`);

@@ -15,7 +15,7 @@ export function NotFoundPage() {
       <Layout.Content>
         <Result
           status="404"
-          title={t('common.notFoundTitle')}
+          title={<h1 style={{ font: 'inherit', margin: 0, color: 'inherit' }}>{t('common.notFoundTitle')}</h1>}
           subTitle={t('common.notFoundDesc')}
           style={{ paddingTop: 80 }}
           extra={

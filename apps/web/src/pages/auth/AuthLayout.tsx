@@ -37,7 +37,8 @@ export function AuthLayout({ page, children }: Props) {
           <span>{tenant.title}</span>
         </Link>
         <div className={styles.brandBody}>
-          <h1>{tenant.hash_rate_slogan_title || tenant.title}</h1>
+          {/* The page's one h1 is the card's heading: the brand panel is hidden on phones. */}
+          <p className={styles.slogan}>{tenant.hash_rate_slogan_title || tenant.title}</p>
           <p>{tenant.hash_rate_slogan || t('auth.brand.defaultSlogan')}</p>
           <ul className={styles.features}>
             {(['gpu', 'fast', 'billing'] as const).map((k) => (
@@ -61,7 +62,7 @@ export function AuthLayout({ page, children }: Props) {
         <div className={styles.center}>
           <section className={styles.card}>
             {tenant.login_logo ? <img className={styles.cardLogo} src={tenant.login_logo} alt={tenant.title} /> : null}
-            <h2 className={styles.heading}>{t(`auth.${page}.heading`)}</h2>
+            <h1 className={styles.heading}>{t(`auth.${page}.heading`)}</h1>
             <p className={styles.subheading}>{t(`auth.${page}.subheading`)}</p>
             {children}
             <div className={styles.footer}>

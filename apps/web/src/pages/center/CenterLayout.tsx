@@ -90,6 +90,8 @@ export function CenterLayout() {
           </nav>
         </Layout.Sider>
         <Layout.Content className={styles.content}>
+          {/* The page's one h1: the tab strip shows its name, this gives it to screen readers and outlines. */}
+          {route && <h1 className="sr-only">{t(route.title)}</h1>}
           <div role="tablist" aria-label={t('center.tabsLabel')} className={styles.tabs} ref={strip} onKeyDown={onKeyDown} data-testid="center-tabs">
             {tabs.map((x) => {
               const selected = x.path === active;

@@ -58,8 +58,8 @@ function ArticleBody({ body, terms }: { body: string; terms: string[] }) {
     <div style={{ fontSize: 15, lineHeight: 1.9, color: '#334155' }}>
       {blocks.map((block, i) => {
         const lines = block.split('\n');
-        if (block.startsWith('## ')) return <h2 key={i} style={{ fontSize: 20, margin: '32px 0 12px', color: '#0f172a' }}>{inline(block.slice(3), terms)}</h2>;
-        if (block.startsWith('### ')) return <h3 key={i} style={{ fontSize: 16, margin: '28px 0 6px', color: '#0f172a' }}>{inline(block.slice(4), terms)}</h3>;
+        if (block.startsWith('## ')) return <h3 key={i} style={{ fontSize: 20, margin: '32px 0 12px', color: '#0f172a' }}>{inline(block.slice(3), terms)}</h3>;
+        if (block.startsWith('### ')) return <h4 key={i} style={{ fontSize: 16, margin: '28px 0 6px', color: '#0f172a' }}>{inline(block.slice(4), terms)}</h4>;
         if (lines.every((l) => l.startsWith('- '))) {
           return (
             <ul key={i} style={{ paddingLeft: 22, margin: '8px 0 16px' }}>
@@ -251,7 +251,7 @@ export function HelpPage() {
                     {t('help.backToResults')}
                   </Button>
                 )}
-                <h1 style={{ fontSize: 28, margin: '16px 0 8px', color: '#0f172a' }}>{highlight(current.title, terms)}</h1>
+                <h2 style={{ fontSize: 28, margin: '16px 0 8px', color: '#0f172a' }}>{highlight(current.title, terms)}</h2>
                 <p style={{ color: '#526072', margin: '0 0 8px', fontSize: 15 }}>{current.summary}</p>
                 <div style={{ height: 1, background: '#f0f2f5', margin: '20px 0 4px' }} />
                 <ArticleBody body={current.body} terms={terms} />
