@@ -1,4 +1,4 @@
-import type { TenantPaymentSettings } from '../../db/schema/tenant.ts';
+import type { TenantPaymentSettings } from '@suanli/contract/payment-settings';
 
 /**
  * Whether a tenant's payers may use the sandbox cashier, which credits money without taking any:

@@ -2,7 +2,7 @@ import { ErrorReason } from '@suanli/contract/errors';
 import type { TransactionsPage } from '@suanli/contract/wallet';
 import { formatMoney } from '@suanli/domain/format';
 import type { Db, DbOrTx, Tx } from '../../db/client.ts';
-import type { LedgerKind } from '../../db/schema/wallet.ts';
+import type { LedgerKind } from '@suanli/contract/wallet';
 import type { Clock } from '../../lib/clock.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import { isUniqueViolation } from '../user/user.repository.ts';
