@@ -8,3 +8,6 @@ export * from './job.ts';
 export * from './idempotency.ts';
 export * from './wallet.ts';
 export * from './server-key.ts';
+export * from './compute.ts';
+export * from './metering.ts';
+export * from './ssh-key.ts';

@@ -1,0 +1,110 @@
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * The compute port (DESIGN §3): what the instance service asks of whatever runs instances. The
+ * `local` adapter (local.ts) makes each instance a bubblewrap sandbox on this host; a Kubernetes
+ * adapter would make it a pod. Test fakes implement this same interface.
+ *
+ * Every method is idempotent for the same instance id (a retried job repeats it safely), and
+ * every error it throws is a `ComputeError` whose message is fit to show an operator, never a
+ * user (the service maps it to a Chinese reason).
+ */
+export interface ComputeDriver {
+  readonly name: string;
+  /** Whether this host can run instances now; `reason` (Chinese) says what is missing if not. */
+  availability(): Promise<{ ok: true } | { ok: false; reason: string; fix?: string }>;
+  /** Allocate the instance's disks: its writable system layer over the image and its data disk. */
+  create(spec: InstanceSpec): Promise<void>;
+  /** Boot it: the long-lived init process in its own namespaces, cgroups and network. */
+  start(spec: InstanceSpec): Promise<void>;
+  /** Stop every process in it; disks are kept. */
+  stop(id: string): Promise<void>;
+  /** Stop it and delete its disks. */
+  destroy(id: string): Promise<void>;
+  /** Throw away the system layer (a fresh system disk from `spec.image`); the data disk is kept. Stopped instances only. */
+  resetSystem(spec: InstanceSpec): Promise<void>;
+  status(id: string): Promise<InstanceRuntimeStatus>;
+  /** Run one command inside (a login shell runs it when `command` is a string), in its cgroups. */
+  exec(id: string, opts: ExecOptions): Promise<ExecSession>;
+  /** An interactive shell on a pseudo-terminal inside, in its cgroups. */
+  openTerminal(id: string, opts: TerminalOptions): Promise<TerminalSession>;
+  usage(id: string): Promise<InstanceUsage>;
+  /** Ids of instances whose init is alive on this host (for start-up recovery). */
+  list(): Promise<string[]>;
+}
+
+export type InstanceRuntimeStatus = 'running' | 'stopped' | 'missing';
+
+export type InstanceSpec = {
+  id: string;
+  hostname: string;
+  image: { id: number; rootPath: string };
+  cpuCores: number;
+  memoryBytes: number;
+  pidsMax: number;
+  /** Size of the data disk mounted at /root/data. */
+  dataDiskBytes: number;
+  /** Size limit of the system layer, if the driver can enforce one. */
+  systemDiskBytes: number;
+  /** Device nodes passed through (/dev/nvidia0, /dev/nvidiactl …); empty on demo machines. */
+  gpuDevices: string[];
+  /** Printed at every login (SSH and web shell): says "demo machine: no physical GPU" where so. */
+  banner: string;
+  /** The root password in crypt(3) form for /etc/shadow inside, if the driver writes one. */
+  rootPasswordCrypt?: string;
+  /** The user's SSH public key lines, for /root/.ssh/authorized_keys inside. */
+  authorizedKeys: string[];
+};
+
+export type TerminalSize = { cols: number; rows: number };
+
+export type ExecOptions = {
+  /** argv, or a string run by the instance's login shell (`bash -lc`). */
+  command: string[] | string;
+  env?: Record<string, string>;
+  /** Allocate a pseudo-terminal (ssh -t 'cmd'). */
+  pty?: TerminalSize & { term?: string };
+};
+
+export interface ExecSession {
+  stdin: Writable;
+  stdout: Readable;
+  /** Same stream as stdout when a pty was allocated. */
+  stderr: Readable;
+  /** Resolves when the process ends: its exit code, or the signal that ended it. */
+  exit: Promise<{ code: number | null; signal: string | null }>;
+  resize(size: TerminalSize): void;
+  /** Send a signal (default SIGTERM, then SIGKILL after a grace). */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export type TerminalOptions = TerminalSize & { term?: string; env?: Record<string, string> };
+
+export interface TerminalSession {
+  /** Bytes the terminal prints. */
+  output: Readable;
+  write(data: string | Buffer): void;
+  resize(size: TerminalSize): void;
+  close(): void;
+  exit: Promise<{ code: number | null; signal: string | null }>;
+}
+
+export type InstanceUsage = {
+  cpuSeconds: number;
+  memoryBytes: number;
+  memoryLimitBytes: number;
+  dataDiskUsedBytes: number;
+  dataDiskTotalBytes: number;
+  systemLayerBytes: number;
+  processes: number;
+};
+
+export class ComputeError extends Error {
+  constructor(
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = 'ComputeError';
+  }
+}

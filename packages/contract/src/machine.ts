@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+/**
+ * Inventory as users see it (issue #8): datacenters hold machines; a machine has N GPUs of one
+ * type, CPU and memory per GPU, disks, prices per GPU and tags. GPU types, disk options and tags
+ * are rows (data), never code.
+ */
+
+const pageNumber = z.coerce.number({ error: '页码必须是数字' }).int({ error: '页码必须是正整数' }).min(1, { error: '页码必须是正整数' }).max(100_000, { error: '页码过大' }).default(1);
+const pageSize = z.coerce.number({ error: '每页条数必须是数字' }).int({ error: '每页条数必须是整数' }).min(1, { error: '每页至少 1 条' }).max(100, { error: '每页最多 100 条' }).default(20);
+const optionalId = (label: string) => z.coerce.number({ error: `${label}必须是数字` }).int({ error: `${label}必须是正整数` }).min(1, { error: `${label}必须是正整数` }).max(2_147_483_647, { error: `${label}过大` }).optional();
+const optionalMoney = (label: string) => z.coerce.number({ error: `${label}必须是数字` }).int({ error: `${label}必须是整数（单位 0.0001 元）` }).min(0, { error: `${label}不能为负数` }).max(Number.MAX_SAFE_INTEGER, { error: `${label}过大` }).optional();
+
+/** Prices per GPU, in units of 0.0001 yuan, for each charge period. */
+export const gpuPrices = z.object({
+  hour: z.number().int(),
+  day: z.number().int(),
+  week: z.number().int(),
+  month: z.number().int(),
+  year: z.number().int(),
+});
+export type GpuPrices = z.infer<typeof gpuPrices>;
+
+export const gpuType = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  /** Memory of one GPU, GB. */
+  memoryGb: z.number().int(),
+  vendor: z.string(),
+});
+export type GpuType = z.infer<typeof gpuType>;
+
+export const tag = z.object({ id: z.number().int(), name: z.string(), color: z.string() });
+export type Tag = z.infer<typeof tag>;
+
+export const machineItem = z.object({
+  id: z.number().int(),
+  datacenterId: z.number().int(),
+  datacenterName: z.string(),
+  hostName: z.string(),
+  gpuType,
+  gpuTotal: z.number().int(),
+  gpuFree: z.number().int(),
+  cpuPerGpu: z.number().int(),
+  memoryGbPerGpu: z.number().int(),
+  systemDiskGb: z.number().int(),
+  /** Data disk included free with each instance, GB. */
+  dataDiskFreeGb: z.number().int(),
+  /** The largest data disk an instance on this machine can have, GB. */
+  dataDiskMaxGb: z.number().int(),
+  /** Price of each GB of data disk beyond the free size, per day (units). */
+  dataDiskPricePerGbDay: z.number().int(),
+  prices: gpuPrices,
+  tags: z.array(z.string()),
+  online: z.boolean(),
+  /** No physical GPUs behind it: instances say so in their login banner and in the console. */
+  demo: z.boolean(),
+  /** Online with at least one free GPU. */
+  rentable: z.boolean(),
+});
+export type MachineItem = z.infer<typeof machineItem>;
+
+/** GET /api/v1/machine/list */
+export const machineListQuery = z
+  .strictObject({
+    page: pageNumber,
+    pageSize,
+    datacenterId: optionalId('数据中心'),
+    gpuTypeId: optionalId('GPU 型号'),
+    /** Machines with at least this many free GPUs. */
+    minFreeGpus: z.coerce.number({ error: '空闲 GPU 数必须是数字' }).int({ error: '空闲 GPU 数必须是整数' }).min(0, { error: '空闲 GPU 数不能为负数' }).max(1024, { error: '空闲 GPU 数过大' }).optional(),
+    /** Hourly price per GPU range (units). */
+    minPrice: optionalMoney('最低价格'),
+    maxPrice: optionalMoney('最高价格'),
+    tag: z.string({ error: '标签格式不正确' }).trim().max(32, { error: '标签不能超过 32 个字符' }).optional(),
+  })
+  .refine((q) => q.minPrice === undefined || q.maxPrice === undefined || q.minPrice <= q.maxPrice, { error: '最低价格不能高于最高价格', path: ['minPrice'] });
+export type MachineListQuery = z.input<typeof machineListQuery>;
+export const machinePage = z.object({ list: z.array(machineItem), total: z.number().int() });
+export type MachinePage = z.infer<typeof machinePage>;
+
+/** GET /api/v1/machine/disk: the data-disk options of one machine (or the tenant's defaults). */
+export const diskQuery = z.strictObject({ machineId: optionalId('机器') });
+export const diskOptions = z.object({
+  systemDiskGb: z.number().int(),
+  dataDiskFreeGb: z.number().int(),
+  dataDiskMaxGb: z.number().int(),
+  /** Sizes are whole multiples of this many GB. */
+  stepGb: z.number().int(),
+  pricePerGbDay: z.number().int(),
+});
+export type DiskOptions = z.infer<typeof diskOptions>;
+
+export const imageStatuses = ['building', 'ready', 'failed'] as const;
+export type ImageStatus = (typeof imageStatuses)[number];
+export const imageItem = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  /** e.g. "Debian 12", what the root filesystem is. */
+  os: z.string(),
+  /** What the image honestly contains: "Python 3.11.2", "bash 5.2", "PyTorch 1.13 (CPU)". */
+  contents: z.array(z.string()),
+  status: z.enum(imageStatuses),
+  /** 0–100 while building. */
+  progress: z.number().int(),
+  sizeBytes: z.number().int(),
+  createdAt: z.string(),
+});
+export type ImageItem = z.infer<typeof imageItem>;
