@@ -32,6 +32,14 @@ const schema = z.object({
   TRUST_PROXY: z.string().trim().default('off'),
   RATE_LIMIT: onOff.default('on'),
   SANDBOX_PAYMENTS: onOff.default('on'),
+  /** What runs instances: `local` (bubblewrap sandboxes on this host, adapters/compute/local.ts). */
+  COMPUTE_DRIVER: z.enum(['local']).default('local'),
+  /** The SSH gateway's port (ssh/gateway.ts); 0 picks a free one (tests). */
+  SSH_PORT: z.coerce.number().int().min(0).max(65535).default(2222),
+  /** Host name shown in instances' SSH commands; the request's host name when unset. */
+  SSH_HOST: z.string().trim().min(1).optional(),
+  /** The gateway's host key (PEM/OpenSSH); generated once into $DATA_DIR/keys when unset. */
+  SSH_HOST_KEY_FILE: z.string().optional(),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'CAPTCHA' | 'SEED' | 'TRUST_PROXY' | 'RATE_LIMIT' | 'SANDBOX_PAYMENTS'> & {
