@@ -11,6 +11,11 @@ export interface MeterHooks {
   started(tx: Tx, instance: MeteredInstance, at: Date): Promise<void>;
   /** The instance stopped (or is being released) at `at`: accrue up to `at`, no further; the next tick settles the remainder. */
   stopped(tx: Tx, instanceId: string, at: Date): Promise<void>;
+  /**
+   * A prepaid order (new, renewal…) was paid in `tx` (its ledger entry posted there too): write
+   * its one bill row for the period it buys.
+   */
+  prepaidPaid(tx: Tx, bill: { instanceId: string; tenantId: number; userId: number; orderId: string; amount: number; periodStart: Date; periodEnd: Date }): Promise<void>;
 }
 
 export type MeteredInstance = {
