@@ -27,6 +27,10 @@ import { questionRoutes } from './http/routes/question.ts';
 import { paymentRoutes } from './http/routes/payment.ts';
 import { sandboxCashierRoutes } from './http/routes/sandbox-cashier.ts';
 import { devInboxEnabled, devInboxRoutes } from './http/routes/dev-inbox.ts';
+// Issue #8 (meter): market inventory, operator inventory calls, bills, GET /metrics.
+import { machineRoutes } from './http/routes/machine.ts';
+import { billRoutes } from './http/routes/bill.ts';
+import { metricsRoutes, registerHttpMetrics } from './http/routes/metrics.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
 
@@ -65,6 +69,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   app.setSerializerCompiler(serializerCompiler);
 
   registerErrorHandler(app);
+  registerHttpMetrics(app, container.metrics); // issue #8 (meter): HTTP latency by route
   await registerSecurityHeaders(app, { publicUrl: container.config.PUBLIC_URL });
   registerIdempotency(app, container); // before encryption: its onSend must see the plain answer
   registerEncryption(app, container.rsaKeys);
@@ -101,6 +106,10 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   questionRoutes(app, container.questions);
   paymentRoutes(app, container.payments);
   sandboxCashierRoutes(app, container.sandboxCashier);
+  // Issue #8 (meter)
+  machineRoutes(app, container.inventory);
+  billRoutes(app, container.metering);
+  metricsRoutes(app, container.metrics, container.accounts);
 
   if (devInboxEnabled(container.smsInbox, container.config.trustProxy)) devInboxRoutes(app, container.smsInbox);
 

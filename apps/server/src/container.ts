@@ -27,6 +27,11 @@ import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from 
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
 import { createPaymentOrigins, sandboxCashierUrl } from './modules/payment/payment-urls.ts';
 import { createPaymentRepository } from './modules/payment/payment.repository.ts';
+// Issue #8 (meter): inventory, metering and bills, GET /metrics.
+import { createInventoryService } from './modules/inventory/inventory.service.ts';
+import { createMeteringService, SETTLE_EVERY_MS } from './modules/metering/metering.service.ts';
+import type { PlatformActions } from './modules/metering/meter-hooks.ts';
+import { createMetrics } from './modules/metrics/metrics.ts';
 
 /**
  * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
@@ -66,7 +71,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const captcha = createCaptchaService({ db, clock, enabled: config.captcha });
   const accounts = createAccountService({ db, sms, captcha, clock});
   const wallet = createWalletService({ db, clock });
-  const ledger = createLedgerService({ db, clock, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
+  // Issue #8 (meter): metrics first, so the ledger and the job queue can count into them.
+  const metrics = createMetrics();
+  const ledger = createLedgerService({ db, clock, onBalanceChanged: (userId) => wallet.forgetBalance(userId), onPosted: (kind, n) => metrics.countPostings(kind, n) });
 
   const datahub = createDatahubService({ db, clock, filesRoot: path.join(config.dataDir, 'files') });
   // SPEC §5 request encryption: one key pair for every replica on the database (RSA_PRIVATE_KEY_FILE,
@@ -119,11 +126,29 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     [PAYMENT_RECONCILE_JOB]: { concurrency: 1, timeoutMs: 10 * 60_000 },
     [DATAHUB_ACTIVATE_JOB]: { concurrency: 8, timeoutMs: 60_000 },
   };
-  const jobs = createJobQueue({ db, clock, handlers: jobHandlers, kinds: jobKinds, concurrency: config.JOB_CONCURRENCY });
+  const jobs = createJobQueue({ db, clock, handlers: jobHandlers, kinds: jobKinds, concurrency: config.JOB_CONCURRENCY, onAttempt: (kind, secs, outcome) => metrics.observeJob(kind, secs, outcome) });
+
+  // Issue #8 (meter): inventory; metering (MeterHooks for the instance service, which in turn is its
+  // PlatformActions: bound late with setPlatform, since each takes the other); the minute's settlement.
+  const inventory = createInventoryService({ db, clock });
+  let platform: PlatformActions | undefined;
+  const platformOrFail = (): PlatformActions => {
+    if (!platform) throw new Error('metering: no instance service bound (container.setPlatform)');
+    return platform;
+  };
+  const metering = createMeteringService({
+    db,
+    clock,
+    ledger,
+    platform: { platformStop: (id, reason) => platformOrFail().platformStop(id, reason), platformRelease: (id, reason) => platformOrFail().platformRelease(id, reason) },
+  });
+  metrics.addScrapeSources({ db, settlementLagSeconds: () => metering.settlementLagSeconds() });
 
   // Every timer of the server (jobs/schedule.ts), run by one leader among the replicas. Reconciliation
   // runs as a job (any replica takes it, with the queue's retries); its task only enqueues one unless one waits.
   const scheduledTasks: ScheduledTask[] = [{ name: 'payment.reconcile', everyMs: RECONCILE_EVERY_MS, run: () => payments.scheduleReconcile() }];
+  // Issue #8 (meter): settle pay-as-you-go, stop arrears and expired prepaid, release (docs/metering.md).
+  scheduledTasks.push({ name: 'metering.tick', everyMs: SETTLE_EVERY_MS, run: () => metering.tick() });
 
   return {
     config,
@@ -149,6 +174,14 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     },
     jobs,
     scheduledTasks,
+    // Issue #8 (meter)
+    inventory,
+    metering,
+    metrics,
+    /** Binds the instance service as metering's PlatformActions (it is created with `meter: metering`). */
+    setPlatform(p: PlatformActions) {
+      platform = p;
+    },
     /** Starts the job loop and the scheduler (leader: a PostgreSQL advisory lock; on PGlite this process). */
     startJobs: (log: Parameters<typeof jobs.start>[0] & { warn: (o: object, m?: string) => void }) => {
       const loop = jobs.start(log);

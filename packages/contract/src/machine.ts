@@ -108,3 +108,75 @@ export const imageItem = z.object({
   createdAt: z.string(),
 });
 export type ImageItem = z.infer<typeof imageItem>;
+
+// ---- Operator inventory calls (/api/v1/operate/…): datacenters, GPU types, tags, machines. ----
+
+const name = (label: string, max: number) =>
+  z
+    .string({ error: `请输入${label}` })
+    .trim()
+    .min(1, { error: `请输入${label}` })
+    .max(max, { error: `${label}不能超过 ${max} 个字符` })
+    // eslint-disable-next-line no-control-regex
+    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), { error: `${label}包含不可见的控制字符` });
+const int = (label: string, min: number, max: number) =>
+  z.number({ error: `${label}必须是数字` }).int({ error: `${label}必须是整数` }).min(min, { error: `${label}不能小于 ${min}` }).max(max, { error: `${label}不能大于 ${max}` });
+const price = (label: string) =>
+  z.number({ error: `${label}必须是数字` }).int({ error: `${label}必须是整数（单位 0.0001 元）` }).min(0, { error: `${label}不能为负数` }).max(1_000_000_000_000, { error: `${label}过大` });
+
+export const idParams = z.strictObject({ id: z.coerce.number({ error: 'ID 必须是数字' }).int({ error: 'ID 必须是正整数' }).min(1, { error: 'ID 必须是正整数' }).max(2_147_483_647, { error: 'ID 过大' }) });
+
+export const datacenterItem = z.object({ id: z.number().int(), name: z.string(), region: z.string(), sort: z.number().int() });
+export type DatacenterItem = z.infer<typeof datacenterItem>;
+export const datacenterBody = z.strictObject({ name: name('数据中心名称', 32), region: name('地域', 32).optional(), sort: int('排序', 0, 10_000).optional() });
+export type DatacenterBody = z.infer<typeof datacenterBody>;
+
+export const gpuTypeBody = z.strictObject({ name: name('GPU 型号', 64), memoryGb: int('显存（GB）', 1, 1024), vendor: name('厂商', 32).optional(), sort: int('排序', 0, 10_000).optional() });
+export type GpuTypeBody = z.infer<typeof gpuTypeBody>;
+
+const COLOR_RE = /^(blue|green|red|orange|gold|purple|cyan|magenta|volcano|lime|geekblue|#[0-9a-fA-F]{6})$/;
+export const tagBody = z.strictObject({
+  name: name('标签名称', 32),
+  color: z.string({ error: '标签颜色格式不正确' }).regex(COLOR_RE, { error: '标签颜色应为 blue、green、red 等预设色或 #RRGGBB' }).optional(),
+  sort: int('排序', 0, 10_000).optional(),
+});
+export type TagBody = z.infer<typeof tagBody>;
+
+const HOST_RE = /^[a-zA-Z0-9][a-zA-Z0-9.-]{0,62}$/;
+const machineFields = {
+  datacenterId: int('数据中心', 1, 2_147_483_647),
+  hostName: z.string({ error: '请输入主机名' }).trim().regex(HOST_RE, { error: '主机名只能包含字母、数字、点和连字符，且不超过 63 个字符' }),
+  gpuTypeId: int('GPU 型号', 1, 2_147_483_647),
+  gpuTotal: int('GPU 数量', 1, 64),
+  cpuPerGpu: int('每 GPU 的 CPU 核数', 1, 128),
+  memoryGbPerGpu: int('每 GPU 的内存（GB）', 1, 2048),
+  systemDiskGb: int('系统盘大小（GB）', 1, 10_000),
+  dataDiskFreeGb: int('免费数据盘大小（GB）', 0, 100_000),
+  dataDiskMaxGb: int('数据盘上限（GB）', 1, 100_000),
+  dataDiskPricePerGbDay: price('数据盘单价（每 GB 每天）'),
+  prices: z.strictObject({ hour: price('按量单价'), day: price('日单价'), week: price('周单价'), month: price('月单价'), year: price('年单价') }, { error: '请填写价格（hour、day、week、month、year）' }),
+  tags: z.array(name('标签', 32), { error: '标签应为数组' }).max(10, { error: '标签最多 10 个' }),
+  online: z.boolean({ error: '上架状态应为 true 或 false' }),
+  demo: z.boolean({ error: '演示机标记应为 true 或 false' }),
+};
+const diskRule = (m: { dataDiskFreeGb?: number; dataDiskMaxGb?: number }) => m.dataDiskFreeGb === undefined || m.dataDiskMaxGb === undefined || m.dataDiskFreeGb <= m.dataDiskMaxGb;
+export const machineCreateBody = z
+  .strictObject({
+    ...machineFields,
+    systemDiskGb: machineFields.systemDiskGb.default(30),
+    dataDiskFreeGb: machineFields.dataDiskFreeGb.default(50),
+    dataDiskMaxGb: machineFields.dataDiskMaxGb.default(500),
+    dataDiskPricePerGbDay: machineFields.dataDiskPricePerGbDay.default(0),
+    tags: machineFields.tags.default([]),
+    online: machineFields.online.default(true),
+    demo: machineFields.demo.default(true),
+  })
+  .refine(diskRule, { error: '免费数据盘不能大于数据盘上限', path: ['dataDiskFreeGb'] });
+export type MachineCreateBody = z.input<typeof machineCreateBody>;
+/** PUT: any subset of the fields; prices, online/offline and disks are edited this way. */
+export const machineUpdateBody = z
+  .strictObject({ ...machineFields, prices: machineFields.prices.partial() })
+  .partial()
+  .refine((m) => Object.keys(m).length > 0, { error: '没有要修改的内容' })
+  .refine(diskRule, { error: '免费数据盘不能大于数据盘上限', path: ['dataDiskFreeGb'] });
+export type MachineUpdateBody = z.input<typeof machineUpdateBody>;

@@ -64,6 +64,8 @@ export function createJobQueue(deps: {
   concurrency?: number;
   /** How often the started loop looks for due jobs when nothing woke it (ms). */
   pollMs?: number;
+  /** Metrics (GET /metrics): each attempt's duration and outcome. */
+  onAttempt?: (kind: string, seconds: number, outcome: 'done' | 'retry' | 'failed') => void;
 }) {
   const { db, clock, handlers } = deps;
   const globalLimit = Math.max(1, deps.concurrency ?? DEFAULT_JOB_CONCURRENCY);
@@ -148,6 +150,7 @@ export function createJobQueue(deps: {
     const attempt = new AbortController();
     const timer = setTimeout(() => attempt.abort(new JobTimeoutError(job.kind, timeoutMs)), timeoutMs);
     const onStop = () => attempt.abort(new Error(`${job.kind}: stopped with the server`));
+    const began = performance.now();
     stopping.signal.addEventListener('abort', onStop, { once: true });
     try {
       const handler = handlers[job.kind];
@@ -156,9 +159,11 @@ export function createJobQueue(deps: {
       const aborted = new Promise<never>((_, reject) => attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason as Error), { once: true }));
       await Promise.race([handler(job.payload, { signal: attempt.signal, attempt: job.attempts }), aborted]);
       await markDone(job);
+      deps.onAttempt?.(job.kind, (performance.now() - began) / 1000, 'done');
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const final = job.attempts >= retry.maxAttempts;
+      deps.onAttempt?.(job.kind, (performance.now() - began) / 1000, final ? 'failed' : 'retry');
       const backoffSecs = Math.min(2 ** job.attempts, retry.maxBackoffSeconds);
       log?.error({ jobId: job.id, kind: job.kind, err: message, final }, 'job failed');
       await db

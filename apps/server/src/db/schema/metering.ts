@@ -1,4 +1,5 @@
-import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { chargeTypes } from '@suanli/contract/order';
 import { users } from './user.ts';
 import { instances } from './compute.ts';
@@ -27,4 +28,46 @@ export const bills = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('bills_user_time').on(t.userId, t.periodStart), uniqueIndex('bills_instance_period').on(t.instanceId, t.periodStart)],
+);
+
+/**
+ * The meter of one pay-as-you-go instance (docs/metering.md). Running time accrues in
+ * milliseconds; what is owed is always computed from the cumulative total,
+ * owed(ms) = floor(ms × hourly / 3,600,000), and a settlement posts owed(new total) − owed(billed
+ * total), so the sum charged never depends on how the time was split into ticks.
+ * - `accrued_ms`: running time counted so far (finished runs, plus the settled part of the current run).
+ * - `billed_ms`: the part of it already settled into the ledger and a bill row.
+ * - `running_since`: start of the current run (null while not running).
+ * - `settled_until`: end of the last settled period; the next bill starts there (unique per instance).
+ * A rate change (spec change) settles what is pending at the old rate first and starts the counters afresh.
+ */
+export const instanceMeters = pgTable(
+  'instance_meters',
+  {
+    instanceId: text('instance_id')
+      .primaryKey()
+      .references(() => instances.id),
+    tenantId: integer('tenant_id').notNull(),
+    userId: bigint('user_id', { mode: 'number' })
+      .notNull()
+      .references(() => users.id),
+    /** Units of 0.0001 yuan per hour. */
+    hourly: bigint('hourly', { mode: 'number' }).notNull(),
+    runningSince: timestamp('running_since', { withTimezone: true }),
+    lastStoppedAt: timestamp('last_stopped_at', { withTimezone: true }),
+    settledUntil: timestamp('settled_until', { withTimezone: true }).notNull(),
+    accruedMs: bigint('accrued_ms', { mode: 'number' }).notNull().default(0),
+    billedMs: bigint('billed_ms', { mode: 'number' }).notNull().default(0),
+    /** Everything this meter has charged, over all rates (units). */
+    chargedTotal: bigint('charged_total', { mode: 'number' }).notNull().default(0),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // The settlement's scan: running meters, and stopped ones with time still to settle.
+    index('instance_meters_due')
+      .on(t.settledUntil)
+      .where(sql`${t.runningSince} is not null or ${t.accruedMs} > ${t.billedMs}`),
+    index('instance_meters_user').on(t.userId),
+    check('instance_meters_ms', sql`${t.billedMs} >= 0 and ${t.billedMs} <= ${t.accruedMs}`),
+  ],
 );

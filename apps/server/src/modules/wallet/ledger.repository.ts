@@ -63,6 +63,36 @@ export function createLedgerRepository(db: DbOrTx) {
         hash: r.hash,
       };
     },
+    /**
+     * Many postings of one kind at one instant, one per user (at most), in two statements whatever
+     * their number: the wallets are locked in user order (so two bulk postings can't deadlock each
+     * other), then one UPDATE … FROM moves every balance and chains every user's hash with the same
+     * expression as postAtomically (each user's new entry links to that user's last_hash), and the
+     * entries are appended from its RETURNING. Postings that may not stand (a debit that would
+     * overdraw without allowNegative, a missing or foreign wallet) are left out; the rest are returned.
+     * Meant to run inside the caller's transaction (ledger.service's postBulk).
+     */
+    async postBulk(p: { kind: LedgerKind; allowNegative: boolean; at: Date; postings: { tenantId: number; userId: number; amount: number; ref: string; memo: string }[] }): Promise<{ userId: number; balanceAfter: number }[]> {
+      if (p.postings.length === 0) return [];
+      const at = sql`${p.at.toISOString()}::timestamptz`;
+      const input = sql`${JSON.stringify(p.postings.map((x) => ({ t: x.tenantId, u: x.userId, a: x.amount, r: x.ref, m: x.memo })))}::jsonb`;
+      await db.execute(sql`select 1 from ${wallets} where user_id in (select (e->>'u')::bigint from jsonb_array_elements(${input}) e) order by user_id for update`);
+      const rows = await queryRows<{ user_id: string; balance_after: string }>(
+        db,
+        sql`with p as (select * from jsonb_to_recordset(${input}) as x(t int, u bigint, a bigint, r text, m text)),
+            w as (
+              update ${wallets} set balance = balance + p.a, updated_at = ${at},
+                last_hash = ${entryHash(sql`coalesce(last_hash, '')`, sql`${p.kind}::text`, sql`p.a`, sql`p.r`, sql`balance + p.a`, at)}
+              from p
+              where ${wallets}.user_id = p.u and ${wallets}.tenant_id = p.t
+                and (p.a > 0 or ${p.allowNegative} or ${wallets}.balance + p.a >= 0)
+              returning ${wallets}.user_id, ${wallets}.balance, ${wallets}.last_hash, p.t, p.a, p.r, p.m)
+            insert into ${ledgerEntries} (tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at, hash)
+            select w.t, w.user_id, ${p.kind}, w.a, w.balance, w.r, w.m, ${at}, w.last_hash from w
+            returning user_id, balance_after`,
+      );
+      return rows.map((r) => ({ userId: Number(r.user_id), balanceAfter: Number(r.balance_after) }));
+    },
     async walletOf(userId: number): Promise<{ balance: number; tenantId: number } | undefined> {
       const rows = await db.select({ balance: wallets.balance, tenantId: wallets.tenantId }).from(wallets).where(eq(wallets.userId, userId));
       return rows[0];

@@ -29,7 +29,13 @@ export type LedgerMismatch = { userId: number; problem: 'balance' | 'chain'; ent
  * appended atomically, or neither. Idempotent on (user, kind, ref), so a retried notification or
  * job can't post twice.
  */
-export function createLedgerService(deps: { db: Db; clock: Clock; onBalanceChanged?: (userId: number) => void }) {
+export function createLedgerService(deps: {
+  db: Db;
+  clock: Clock;
+  onBalanceChanged?: (userId: number) => void;
+  /** Metrics (GET /metrics): called with each new entry's kind (not for replays). */
+  onPosted?: (kind: LedgerKind, count: number) => void;
+}) {
   const { db, clock } = deps;
 
   async function replayOf(tx: DbOrTx, p: Posting) {
@@ -73,7 +79,37 @@ export function createLedgerService(deps: { db: Db; clock: Clock; onBalanceChang
       // Only once committed: inside a caller's transaction a reader could still cache the old
       // balance, so there the caller invalidates after its commit (payment.service's afterCommit).
       if (!tx) deps.onBalanceChanged?.(p.userId);
+      if (!result.replayed) deps.onPosted?.(p.kind, 1);
       return result;
+    },
+
+    /**
+     * Many postings of one kind at one instant, at most one per user, inside the caller's
+     * transaction, in two statements (ledger.repository's postBulk): metering's settlement posts a
+     * whole tick this way. The same hash chain as `post`; refs must be new (a repeated (user, kind,
+     * ref) fails the whole statement, and with it the caller's transaction). Returns the postings
+     * that stood with their new balances; without allowNegative, debits that would overdraw are left out.
+     */
+    async postBulk(tx: Tx, kind: LedgerKind, postings: Omit<Posting, 'kind'>[], opts: { allowNegative?: boolean } = {}): Promise<{ userId: number; balanceAfter: number }[]> {
+      const seen = new Set<number>();
+      for (const p of postings) {
+        if (!Number.isSafeInteger(p.amount) || p.amount === 0) throw new Error(`ledger: amount must be a non-zero safe integer, got ${p.amount}`);
+        if (seen.has(p.userId)) throw new Error(`ledger: postBulk takes one posting per user (user ${p.userId} twice)`);
+        seen.add(p.userId);
+      }
+      const posted = await createLedgerRepository(tx).postBulk({
+        kind,
+        allowNegative: Boolean(opts.allowNegative),
+        at: clock(),
+        postings: postings.map((p) => ({ tenantId: p.tenantId, userId: p.userId, amount: p.amount, ref: p.ref, memo: p.memo ?? '' })),
+      });
+      if (posted.length > 0) deps.onPosted?.(kind, posted.length);
+      return posted;
+    },
+
+    /** Balances may be cached: forget those of users whose balance changed in a transaction that has now committed. */
+    balancesChanged(userIds: Iterable<number>): void {
+      for (const id of userIds) deps.onBalanceChanged?.(id);
     },
 
     async list(userId: number, filter: LedgerFilter, page: number, pageSize: number): Promise<TransactionsPage> {
