@@ -82,7 +82,7 @@ export async function balanceOf(db: Db, userId: number): Promise<number> {
 /** Sum of a user's payg_charge entries (negative), from the ledger itself. */
 export async function paygCharged(db: Db, userId: number): Promise<number> {
   const rows = (await db.execute(sql`select coalesce(sum(amount), 0) as s from ledger_entries where user_id = ${userId} and kind = 'payg_charge'`)) as unknown as { rows: { s: string | number }[] };
-  return -Number(rows.rows[0]?.s ?? 0);
+  return -Number(rows.rows[0]?.s ?? 0) || 0;
 }
 
 export async function billsOf(db: Db, instanceId: string) {
