@@ -14,6 +14,7 @@ import { chromium } from 'playwright-core';
 import { benchLedger } from './ledger.ts';
 import { benchNotify } from './notify.ts';
 import { benchJobs } from './jobs.ts';
+import { benchSettlement } from './settlement.ts'; // issue #8 (meter): one metering tick over 10,000 instances
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -87,6 +88,11 @@ async function loginBundleBytes() {
 }
 
 console.log(`[bench] machine: ${machine}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+// Issue #8 (meter): BENCH_ONLY=settlement, one metering tick over 10,000 running instances (PostgreSQL).
+if (process.env.BENCH_ONLY === 'settlement') {
+  for (const line of await benchSettlement()) console.log(line);
+  process.exit(0);
+}
 // BENCH_ONLY=ledger / jobs: only that figure (each needs PostgreSQL, see ledger.ts).
 if (process.env.BENCH_ONLY === 'ledger' || process.env.BENCH_ONLY === 'jobs') {
   for (const line of process.env.BENCH_ONLY === 'ledger' ? await benchLedger(DURATION) : await benchJobs()) console.log(line);
@@ -98,3 +104,4 @@ if (process.env.BENCH_ONLY === 'login') process.exit(0);
 for (const line of await benchLedger(DURATION)) console.log(line);
 for (const line of await benchNotify()) console.log(line);
 for (const line of await benchJobs()) console.log(line);
+for (const line of await benchSettlement()) console.log(line); // issue #8 (meter)

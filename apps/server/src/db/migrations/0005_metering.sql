@@ -13,7 +13,10 @@ CREATE TABLE "instance_meters" (
 	CONSTRAINT "instance_meters_ms" CHECK ("instance_meters"."billed_ms" >= 0 and "instance_meters"."billed_ms" <= "instance_meters"."accrued_ms")
 );
 --> statement-breakpoint
+ALTER TABLE "bills" DROP CONSTRAINT "bills_user_id_users_id_fk";
+--> statement-breakpoint
+ALTER TABLE "bills" DROP CONSTRAINT "bills_instance_id_instances_id_fk";
+--> statement-breakpoint
 ALTER TABLE "instance_meters" ADD CONSTRAINT "instance_meters_instance_id_instances_id_fk" FOREIGN KEY ("instance_id") REFERENCES "public"."instances"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "instance_meters" ADD CONSTRAINT "instance_meters_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "instance_meters_due" ON "instance_meters" USING btree ("settled_until") WHERE "instance_meters"."running_since" is not null or "instance_meters"."accrued_ms" > "instance_meters"."billed_ms";--> statement-breakpoint
 CREATE INDEX "instance_meters_user" ON "instance_meters" USING btree ("user_id");
