@@ -59,7 +59,7 @@ describe.each(engines)('GET /metrics on %s', (engine) => {
     expect(text).toMatch(/suanli_job_queue_depth\{kind="test.metrics",state="queued"\} 1/);
     expect(text).toMatch(/suanli_instances\{state="running",driver="local"\} \d+/);
     expect(text).toMatch(/suanli_instances\{state="stopped",driver="local"\} \d+/);
-    const lag = Number(/suanli_settlement_lag_seconds (\S+)/.exec(text)?.[1]);
+    const lag = Number(/^suanli_settlement_lag_seconds (\S+)$/m.exec(text)?.[1]);
     expect(lag).toBeCloseTo(15, 0);
     expect(text).toMatch(/suanli_ledger_postings_total\{kind="recharge"\} \d+/);
     expect(text).toMatch(/suanli_ledger_postings_total\{kind="payg_charge"\} 1/);
