@@ -35,7 +35,7 @@ describe.each(engines)('bills on %s', (engine) => {
   });
   afterAll(() => t.close());
 
-  const post = (url: string, payload: unknown, tk: string | undefined = token) => t.request({ method: 'POST', url, token: tk, payload });
+  const post = (url: string, payload: object, tk: string | undefined = token) => t.request({ method: 'POST', url, token: tk, payload });
 
   it('lists one row per settled period, newest first, with totals', async () => {
     const res = await post('/api/v1/bills/list', {});

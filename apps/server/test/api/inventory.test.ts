@@ -118,8 +118,8 @@ describe.each(engines)('inventory on %s', (engine) => {
   });
 
   it('operators create and edit datacenters, GPU types, tags and machines', async () => {
-    const post = (url: string, payload: unknown, tk = op) => t.request({ method: 'POST', url, token: tk, payload });
-    const put = (url: string, payload: unknown, tk = op) => t.request({ method: 'PUT', url, token: tk, payload });
+    const post = (url: string, payload: object, tk = op) => t.request({ method: 'POST', url, token: tk, payload });
+    const put = (url: string, payload: object, tk = op) => t.request({ method: 'PUT', url, token: tk, payload });
     const dc = await post('/api/v1/operate/datacenter', { name: '深圳 D 区', region: '华南' });
     expect(dc.statusCode, dc.body).toBe(200);
     const dcId = dc.json().data.id as number;
@@ -158,12 +158,12 @@ describe.each(engines)('inventory on %s', (engine) => {
   });
 
   it('operator calls: validation in Chinese, foreign ids 404, users refused', async () => {
-    const post = (url: string, payload: unknown, tk = op) => t.request({ method: 'POST', url, token: tk, payload });
-    const put = (url: string, payload: unknown, tk = op, host = 'localhost') => t.request({ method: 'PUT', url, token: tk, payload, host });
+    const post = (url: string, payload: object, tk = op) => t.request({ method: 'POST', url, token: tk, payload });
+    const put = (url: string, payload: object, tk = op, host = "localhost") => t.request({ method: 'PUT', url, token: tk, payload, host });
     const dcs = (await get('/api/v1/operate/datacenter/list', op)).json().data as { id: number }[];
     const types = (await get('/api/v1/machine/gpu_type')).json().data as { id: number }[];
     const base = { datacenterId: dcs[0]?.id, hostName: 'x-1', gpuTypeId: types[0]?.id, gpuTotal: 1, cpuPerGpu: 1, memoryGbPerGpu: 1, prices: { hour: 1, day: 1, week: 1, month: 1, year: 1 } };
-    const cases: [unknown, string][] = [
+    const cases: [object, string][] = [
       [{ ...base, gpuTotal: 0 }, 'GPU 数量不能小于 1'],
       [{ ...base, hostName: 'bad host!' }, '主机名只能包含字母、数字、点和连字符'],
       [{ ...base, prices: { ...base.prices, hour: -1 } }, '按量单价不能为负数'],

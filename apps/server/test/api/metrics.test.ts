@@ -25,7 +25,8 @@ describe.each(engines)('GET /metrics on %s', (engine) => {
     expect(ok.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect((await scrape({ remoteAddress: '::1' })).statusCode).toBe(200);
     // through a proxy on this host, or from elsewhere: not without an operator
-    for (const headers of [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }]) {
+    const proxied: Record<string, string>[] = [{ 'x-forwarded-for': '203.0.113.9' }, { forwarded: 'for=203.0.113.9' }, { 'x-real-ip': '203.0.113.9' }];
+    for (const headers of proxied) {
       const res = await scrape({ headers });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toMatchObject({ code: 404, data: null });
