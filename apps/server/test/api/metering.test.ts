@@ -199,6 +199,33 @@ describe.each(engines)('metering on %s', (engine) => {
     expect(b).toEqual([expect.objectContaining({ chargeType: 'prepaid', orderId: '20261101080000123456', amount: 480_000, seconds: 86_400 })]);
   });
 
+  it('bulk ledger posting: one entry per user, chained like single postings, overdrafts left out unless allowed', async () => {
+    const a = (await paygUser(10 * YUAN)).user;
+    const b = (await paygUser(1 * YUAN)).user;
+    const c = (await createUser(t)).user;
+    const ledger = t.container.ledger;
+    // interleaved with single postings, so each user's chain links bulk and single entries
+    await ledger.post({ tenantId: a.tenantId, userId: a.id, kind: 'adjustment', amount: 5, ref: 'test:single-1' });
+    const posted = await t.container.db.transaction((tx) =>
+      ledger.postBulk(tx, 'payg_charge', [
+        { tenantId: a.tenantId, userId: a.id, amount: -3 * YUAN, ref: 'test:bulk-1' },
+        { tenantId: b.tenantId, userId: b.id, amount: -2 * YUAN, ref: 'test:bulk-1' }, // would overdraw: left out
+        { tenantId: c.tenantId + 1000, userId: c.id, amount: 7, ref: 'test:bulk-1' }, // foreign tenant: left out
+      ]),
+    );
+    expect(posted).toEqual([{ userId: a.id, balanceAfter: 7 * YUAN + 5 }]);
+    await ledger.post({ tenantId: a.tenantId, userId: a.id, kind: 'adjustment', amount: 6, ref: 'test:single-2' });
+    const allowed = await t.container.db.transaction((tx) => ledger.postBulk(tx, 'payg_charge', [{ tenantId: b.tenantId, userId: b.id, amount: -2 * YUAN, ref: 'test:bulk-2' }], { allowNegative: true }));
+    expect(allowed).toEqual([{ userId: b.id, balanceAfter: -1 * YUAN }]);
+    expect(await balanceOf(t.container.db, a.id)).toBe(7 * YUAN + 11);
+    expect(await t.container.ledger.check()).toEqual([]);
+    // one posting per user; a repeated ref fails the whole statement (and the caller's transaction)
+    await expect(t.container.db.transaction((tx) => ledger.postBulk(tx, 'payg_charge', [{ tenantId: a.tenantId, userId: a.id, amount: -1, ref: 'x' }, { tenantId: a.tenantId, userId: a.id, amount: -1, ref: 'y' }]))).rejects.toThrow(/one posting per user/);
+    await expect(t.container.db.transaction((tx) => ledger.postBulk(tx, 'payg_charge', [{ tenantId: a.tenantId, userId: a.id, amount: -1, ref: 'test:bulk-1' }]))).rejects.toThrow();
+    expect(await balanceOf(t.container.db, a.id)).toBe(7 * YUAN + 11);
+    expect(await t.container.ledger.check()).toEqual([]);
+  });
+
   it('settlement lag: seconds since the oldest unsettled running stretch began', async () => {
     const { user } = await paygUser();
     const inst = await insertInstance(t, { tenantId: user.tenantId, userId: user.id });
