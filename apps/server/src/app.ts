@@ -27,6 +27,8 @@ import { questionRoutes } from './http/routes/question.ts';
 import { paymentRoutes } from './http/routes/payment.ts';
 import { sandboxCashierRoutes } from './http/routes/sandbox-cashier.ts';
 import { devInboxEnabled, devInboxRoutes } from './http/routes/dev-inbox.ts';
+import { orderRoutes } from './http/routes/order.ts';
+import { instanceRoutes } from './http/routes/instance.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
 
@@ -101,6 +103,8 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   questionRoutes(app, container.questions);
   paymentRoutes(app, container.payments);
   sandboxCashierRoutes(app, container.sandboxCashier);
+  orderRoutes(app, container.orders); // orders and instances
+  instanceRoutes(app, container.instances);
 
   if (devInboxEnabled(container.smsInbox, container.config.trustProxy)) devInboxRoutes(app, container.smsInbox);
 

@@ -27,6 +27,13 @@ import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from 
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
 import { createPaymentOrigins, sandboxCashierUrl } from './modules/payment/payment-urls.ts';
 import { createPaymentRepository } from './modules/payment/payment.repository.ts';
+// Orders and instances (issue #8, helper "orders")
+import type { ComputeDriver } from './adapters/compute/port.ts';
+import type { MeterHooks } from './modules/metering/meter-hooks.ts';
+import { createInstanceService, DRIVER_ATTEMPTS, INSTANCE_JOBS } from './modules/instance/instance.service.ts';
+import { createPasswordVault } from './modules/instance/password-vault.ts';
+import { createUnconfiguredDriver } from './modules/instance/unconfigured-compute.ts';
+import { createOrderService, ORDER_EXPIRE_EVERY_MS } from './modules/order/order.service.ts';
 
 /**
  * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
@@ -42,6 +49,10 @@ export type ContainerOverrides = {
   sandboxKeys?: SandboxKeys;
   /** Outbound HTTP of the payment gateways (and the sandbox's notifications); the global fetch otherwise. */
   fetch?: typeof fetch;
+  /** Orders and instances: the compute driver (tests: test/fakes/compute.ts). */
+  compute?: ComputeDriver;
+  /** Orders and instances: metering's hooks (tests: a fake; MERGE: the metering service by default). */
+  meter?: MeterHooks;
 };
 
 /** Composition root: database -> repositories -> adapters -> services. No DI framework. */
@@ -105,7 +116,39 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const sandboxCashier = createSandboxCashierService({ db, clock, sandbox: sandboxGateway, origins: paymentOrigins, sandboxAllowed: config.sandboxPayments });
 
+  // Orders and instances (issue #8). MERGE: the default compute driver is the `local` adapter
+  // (createLocalDriver per config.COMPUTE_DRIVER) and the default meter is the metering service.
+  const compute: ComputeDriver = overrides.compute ?? createUnconfiguredDriver();
+  const meter: MeterHooks = overrides.meter ?? {
+    // MERGE: replace with the metering service (it implements MeterHooks).
+    started: async () => {},
+    stopped: async () => {},
+    prepaidPaid: async () => {},
+  };
+  const instances = createInstanceService({
+    db,
+    clock,
+    ledger,
+    compute,
+    meter,
+    vault: createPasswordVault({ store: createServerKeyRepository(db), secret: config.KEY_ENCRYPTION_SECRET }),
+    ssh: { host: config.SSH_HOST, port: config.SSH_PORT },
+    onBalanceChanged: (userId) => wallet.forgetBalance(userId),
+  });
+  const orders = createOrderService({ db, clock, ledger, instances, meter, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
+  const driverJob = { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: DRIVER_ATTEMPTS, maxBackoffSeconds: 30 } };
+  const instanceJobKinds: Record<string, JobKindOptions> = {
+    [INSTANCE_JOBS.provision]: driverJob,
+    [INSTANCE_JOBS.powerOn]: driverJob,
+    [INSTANCE_JOBS.reset]: driverJob,
+    [INSTANCE_JOBS.recover]: driverJob,
+    // Stopping and releasing are retried until they succeed (the instance is not billed meanwhile).
+    [INSTANCE_JOBS.powerOff]: { concurrency: 8, timeoutMs: 60_000, retry: { maxAttempts: 20, maxBackoffSeconds: 300 } },
+    [INSTANCE_JOBS.release]: { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: 20, maxBackoffSeconds: 300 } },
+  };
+
   const jobHandlers: Record<string, JobHandler> = {
+    ...instances.jobHandlers, // orders and instances
     [DATAHUB_ACTIVATE_JOB]: datahub.runActivation,
     [SANDBOX_NOTIFY_JOB]: sandboxGateway.deliver,
     [PAYMENT_RECONCILE_JOB]: payments.runReconcileJob,
@@ -118,12 +161,14 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     // One run at a time: it walks the open payments (each gateway query has its own timeout).
     [PAYMENT_RECONCILE_JOB]: { concurrency: 1, timeoutMs: 10 * 60_000 },
     [DATAHUB_ACTIVATE_JOB]: { concurrency: 8, timeoutMs: 60_000 },
+    ...instanceJobKinds, // orders and instances
   };
   const jobs = createJobQueue({ db, clock, handlers: jobHandlers, kinds: jobKinds, concurrency: config.JOB_CONCURRENCY });
 
   // Every timer of the server (jobs/schedule.ts), run by one leader among the replicas. Reconciliation
   // runs as a job (any replica takes it, with the queue's retries); its task only enqueues one unless one waits.
   const scheduledTasks: ScheduledTask[] = [{ name: 'payment.reconcile', everyMs: RECONCILE_EVERY_MS, run: () => payments.scheduleReconcile() }];
+  scheduledTasks.push({ name: 'order.expire', everyMs: ORDER_EXPIRE_EVERY_MS, run: () => orders.expireDue() }); // orders and instances
 
   return {
     config,
@@ -143,6 +188,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     payments,
     sandboxGateway,
     sandboxCashier,
+    /** Orders and instances (issue #8). */
+    compute,
+    instances,
+    orders,
     /** The port the server listens on, once known (PORT=0 picks one): payment URLs use it. */
     setListenPort(port: number) {
       listenPort = port;
