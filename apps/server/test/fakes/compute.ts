@@ -17,7 +17,7 @@ export function createFakeCompute() {
   const instances = new Map<string, FakeInstance>();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'suanli-fake-compute-'));
   const calls: { op: string; id: string }[] = [];
-  const switches = { failCreate: 0, failStart: 0, retryable: false, unavailable: undefined as string | undefined, delayMs: 0 };
+  const switches = { failCreate: 0, failStart: 0, retryable: false, unavailable: undefined as string | undefined, delayMs: 0, failStartOf: new Set<string>() };
 
   const pause = () => (switches.delayMs > 0 ? new Promise((r) => setTimeout(r, switches.delayMs)) : Promise.resolve());
   const failIf = (which: 'failCreate' | 'failStart', what: string) => {
@@ -50,6 +50,7 @@ export function createFakeCompute() {
       calls.push({ op: 'start', id: spec.id });
       await pause();
       failIf('failStart', 'start');
+      if (switches.failStartOf.has(spec.id)) throw new ComputeError(`fake: start of ${spec.id} failed on purpose`, switches.retryable);
       const inst = instances.get(spec.id);
       if (!inst) throw new ComputeError(`fake: ${spec.id} was never created`);
       inst.spec = spec;
