@@ -97,6 +97,7 @@ describe.each(engines)('instances on %s', (engine) => {
     const page = (await t.request({ method: 'GET', url: '/api/v1/instance/list?page=1&pageSize=1', token: u.token })).json().data;
     expect(page.total).toBe(2);
     expect(page.list).toHaveLength(1);
+    expect((await get('/api/v1/instance/list?page=5&pageSize=1', u.token)).json().data).toEqual({ list: [], total: 2 });
     expect((await get('/api/v1/instance/list?chargeType=prepaid', u.token)).json().data.list.map((i: { id: string }) => i.id)).toEqual([b.id]);
     expect((await get('/api/v1/instance/list?keyword=prepaid-b', u.token)).json().data.list.map((i: { id: string }) => i.id)).toEqual([b.id]);
     expect((await get(`/api/v1/instance/list?keyword=${a.id}`, u.token)).json().data.list.map((i: { id: string }) => i.id)).toEqual([a.id]);

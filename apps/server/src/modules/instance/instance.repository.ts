@@ -65,15 +65,21 @@ export function createInstanceRepository(db: DbOrTx) {
         f.chargeType ? eq(instances.chargeType, f.chargeType) : undefined,
         f.keyword ? or(ilike(instances.name, likeOf(f.keyword)), ilike(instances.id, likeOf(f.keyword))) : undefined,
       );
-      const [rows, totals] = await Promise.all([
-        viewQuery()
-          .where(where)
-          .orderBy(desc(instances.createdAt), desc(instances.id))
-          .limit(pageSize)
-          .offset((page - 1) * pageSize),
-        db.select({ n: count() }).from(instances).where(where),
-      ]);
-      return { list: rows.map(flatten), total: Number(totals[0]?.n ?? 0) };
+      // One round trip: the page and, beside each row, the total (a window count). Only a page past
+      // the end needs a second query for the total.
+      const rows = await db
+        .select({ ...viewColumns, total: sql<string>`count(*) over ()` })
+        .from(instances)
+        .innerJoin(machines, eq(machines.id, instances.machineId))
+        .innerJoin(datacenters, eq(datacenters.id, machines.datacenterId))
+        .innerJoin(gpuTypes, eq(gpuTypes.id, machines.gpuTypeId))
+        .innerJoin(images, eq(images.id, instances.imageId))
+        .where(where)
+        .orderBy(desc(instances.createdAt), desc(instances.id))
+        .limit(pageSize)
+        .offset((page - 1) * pageSize);
+      const total = rows[0] ? Number(rows[0].total) : page > 1 ? Number((await db.select({ n: count() }).from(instances).where(where))[0]?.n ?? 0) : 0;
+      return { list: rows.map(flatten), total };
     },
     async countByStatus(userId: number): Promise<Map<InstanceStatus, number>> {
       const rows = await db.select({ status: instances.status, n: count() }).from(instances).where(eq(instances.userId, userId)).groupBy(instances.status);
