@@ -209,6 +209,19 @@ describe.each(engines)('orders on %s', (engine) => {
     expect(task).toBeDefined();
   });
 
+  it('limits how many unpaid orders one user may hold open', async () => {
+    const { token } = await createUser(t);
+    const { machine, image } = await createInventory(t);
+    const body = { machineId: machine.id, gpuCount: 1, imageId: image.id };
+    for (let i = 0; i < 20; i++) expect((await post('/api/v1/order/payg', token, body)).statusCode).toBe(200);
+    const over = await post('/api/v1/order/payg', token, body);
+    expect(over.statusCode).toBe(429);
+    expect(over.json().msg).toBe('未支付的订单已达 20 个，请先支付或取消已有订单');
+    const first = (await post('/api/v1/order/list', token, { pageSize: 1 })).json().data.list[0];
+    await t.request({ method: 'PUT', url: `/api/v1/order/${first.id}/cancel`, token });
+    expect((await post('/api/v1/order/payg', token, body)).statusCode).toBe(200);
+  });
+
   it('refuses to take an order or money while the compute driver is unavailable', async () => {
     const { token, user } = await createUser(t);
     const { machine, image } = await createInventory(t);

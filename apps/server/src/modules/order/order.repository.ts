@@ -84,6 +84,14 @@ export function createOrderRepository(db: DbOrTx) {
       ]);
       return { list: rows.map(flatten), total: Number(totals[0]?.n ?? 0) };
     },
+    /** Unpaid orders of a user still within their TTL. */
+    async countOpen(userId: number, now: Date): Promise<number> {
+      const rows = await db
+        .select({ n: count() })
+        .from(orders)
+        .where(and(eq(orders.userId, userId), eq(orders.status, 'unpaid'), sql`${orders.expiresAt} > ${now.toISOString()}::timestamptz`));
+      return Number(rows[0]?.n ?? 0);
+    },
     async markPaid(id: string, instanceId: string, at: Date): Promise<void> {
       await db.update(orders).set({ status: 'paid', paidAt: at, instanceId }).where(eq(orders.id, id));
     },

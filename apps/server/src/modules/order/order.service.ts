@@ -5,7 +5,7 @@ import { formatMoney } from '@suanli/domain/format';
 import { prepaidDurationMs, quotePayg, quotePrepaid, type PriceQuote } from '@suanli/domain/pricing';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import type { LedgerService } from '../wallet/ledger.service.ts';
 import type { MeterHooks } from '../metering/meter-hooks.ts';
 import type { InstanceService } from '../instance/instance.service.ts';
@@ -20,6 +20,8 @@ type Log = { info: (o: object, m?: string) => void; error: (o: object, m?: strin
 /** How often the leader marks unpaid orders past their TTL expired. */
 export const ORDER_EXPIRE_EVERY_MS = 60_000;
 const TTL_MS = ORDER_TTL_MINUTES * 60_000;
+/** Unpaid orders one user may have open at once (they hold nothing, but each is a row). */
+export const MAX_OPEN_ORDERS = 20;
 
 /** Order numbers: yyyymmddHHMMSS (Beijing time) + 6 random digits, what the user sees and quotes. */
 function newOrderId(now: Date): string {
@@ -86,6 +88,7 @@ export function createOrderService(deps: {
     const quote = quoteOf(machine, body.gpuCount, dataDiskGb, charge);
     await instances.availability();
     const now = clock();
+    if ((await repo.countOpen(owner.userId, now)) >= MAX_OPEN_ORDERS) throw tooMany(`未支付的订单已达 ${MAX_OPEN_ORDERS} 个，请先支付或取消已有订单`);
     const row = await repo.insert({
       id: newOrderId(now),
       tenantId: owner.tenantId,
