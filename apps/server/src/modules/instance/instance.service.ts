@@ -39,6 +39,9 @@ export const EXPIRED_RELEASE_DAYS = 7;
 const EXPIRING_SOON_DAYS = 3;
 const GIB = 1024 ** 3;
 const PIDS_PER_GPU = 1024;
+/** How long a page of the instance list may be answered from memory (see `list`). */
+const LIST_CACHE_MS = 1_000;
+const LIST_CACHE_MAX = 10_000;
 const MAX_PIDS = 8192;
 
 const RESETTING = '正在重置系统';
@@ -92,6 +95,27 @@ export function createInstanceService(deps: {
   const { db, clock, compute, meter, vault } = deps;
   const repo = createInstanceRepository(db);
   let log = deps.log ?? silent;
+
+  /**
+   * The console polls the instance list; answering each poll from the database would cost a
+   * round trip per poll. A page is kept for LIST_CACHE_MS, keyed by user and query, and every
+   * instance write in this process (each transaction of this service, and paying) starts a new
+   * generation, which drops every kept page: in one process the list is always current; a write
+   * made by another replica shows within LIST_CACHE_MS.
+   */
+  let generation = 0;
+  const listCache = new Map<string, { gen: number; at: number; page: { list: InstanceView[]; passwords: string[]; total: number } }>();
+  const changed = () => {
+    generation++;
+    listCache.clear();
+  };
+  async function transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction(fn);
+    } finally {
+      changed();
+    }
+  }
 
   const endpoint = (requestHost: string | undefined): SshEndpoint => ({
     host: deps.ssh.host ?? hostNameOf(requestHost),
@@ -171,7 +195,7 @@ export function createInstanceService(deps: {
       await compute.destroy(id).catch((e: unknown) => log.error({ err: e, instanceId: id }, 'cleaning up a failed instance failed'));
       return;
     }
-    await db.transaction(async (tx) => {
+    await transaction(async (tx) => {
       const r = createInstanceRepository(tx);
       const cur = await r.lock(id);
       if (!cur || cur.status !== 'creating') return;
@@ -184,7 +208,7 @@ export function createInstanceService(deps: {
   /** The provisioning failed for good: failed with the reason, its GPUs freed, what the order took refunded (ref order:<id>, once). */
   async function failProvision(id: string, reason: string): Promise<void> {
     let refundedUser: number | undefined;
-    await db.transaction(async (tx) => {
+    await transaction(async (tx) => {
       const r = createInstanceRepository(tx);
       const cur = await r.lock(id);
       if (!cur || cur.status !== 'creating') return;
@@ -205,7 +229,7 @@ export function createInstanceService(deps: {
     const inst = await repo.find(id);
     if (!inst || inst.status !== 'stopping') return;
     await compute.stop(id); // a failure is retried by the queue; the instance stays 'stopping' (not billed)
-    await db.transaction(async (tx) => {
+    await transaction(async (tx) => {
       const r = createInstanceRepository(tx);
       const cur = await r.lock(id);
       if (!cur || cur.status !== 'stopping') return;
@@ -227,7 +251,7 @@ export function createInstanceService(deps: {
     } catch (err) {
       if (!isFinal(err, ctx)) throw err;
       log.error({ err, instanceId: id }, 'power on failed');
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const r = createInstanceRepository(tx);
         const cur = await r.lock(id);
         if (!cur || cur.status !== 'starting') return;
@@ -238,7 +262,7 @@ export function createInstanceService(deps: {
       });
       return;
     }
-    await db.transaction(async (tx) => {
+    await transaction(async (tx) => {
       const r = createInstanceRepository(tx);
       const cur = await r.lock(id);
       if (!cur || cur.status !== 'starting') return;
@@ -253,7 +277,7 @@ export function createInstanceService(deps: {
     const inst = await repo.find(id);
     if (!inst || inst.status !== 'releasing') return;
     await compute.destroy(id); // retried by the queue until the disks are gone
-    await db.transaction(async (tx) => {
+    await transaction(async (tx) => {
       const r = createInstanceRepository(tx);
       const cur = await r.lock(id);
       if (!cur || cur.status !== 'releasing') return;
@@ -277,7 +301,7 @@ export function createInstanceService(deps: {
       log.error({ err, instanceId: id }, 'system reset failed');
       failure = userReason(inst.statusReason === CHANGING_IMAGE ? '更换镜像失败' : '重置系统失败');
     }
-    await db.transaction(async (tx) => {
+    await transaction(async (tx) => {
       const r = createInstanceRepository(tx);
       const cur = await r.lock(id);
       if (!cur || cur.status !== 'creating') return;
@@ -304,7 +328,7 @@ export function createInstanceService(deps: {
       if (!isFinal(err, ctx)) throw err;
       log.error({ err, instanceId: id }, 'restarting an instance after a server restart failed');
     }
-    await db.transaction(async (tx) => {
+    await transaction(async (tx) => {
       const r = createInstanceRepository(tx);
       const cur = await r.lock(id);
       if (!cur || cur.status !== 'running') return;
@@ -382,15 +406,33 @@ export function createInstanceService(deps: {
         updatedAt: now,
       });
       await enqueueJob(tx, INSTANCE_JOBS.provision, { instanceId: row.id }, clock());
+      changed();
       return row;
     },
 
     async list(owner: Owner, q: InstanceListQuery & { page: number; pageSize: number }, requestHost?: string): Promise<InstancePage> {
-      const r = await repo.page(owner.userId, { status: q.status, chargeType: q.chargeType, keyword: q.keyword || undefined, includeReleased: q.includeReleased === 'true' }, q.page, q.pageSize);
+      const filter = { status: q.status, chargeType: q.chargeType, keyword: q.keyword || undefined, includeReleased: q.includeReleased === 'true' };
+      const key = JSON.stringify([owner.tenantId, owner.userId, filter, q.page, q.pageSize]);
+      const hit = listCache.get(key);
+      let page = hit && hit.gen === generation && performance.now() - hit.at < LIST_CACHE_MS ? hit.page : undefined;
+      if (!page) {
+        const gen = generation;
+        const at = performance.now();
+        const r = await repo.page(owner.userId, filter, q.page, q.pageSize);
+        page = { list: r.list, total: r.total, passwords: await Promise.all(r.list.map(openPassword)) };
+        // Kept only if no write happened while it was read.
+        if (gen === generation) {
+          if (listCache.size >= LIST_CACHE_MAX) listCache.clear();
+          listCache.set(key, { gen, at, page });
+        }
+      }
       const ep = endpoint(requestHost);
-      const passwords = await Promise.all(r.list.map(openPassword));
-      return { list: r.list.map((v, i) => presentInstance(v, passwords[i] ?? '', ep)), total: r.total };
+      const p = page;
+      return { list: p.list.map((v, i) => presentInstance(v, p.passwords[i] ?? '', ep)), total: p.total };
     },
+
+    /** Paying wrote an instance (in the order's transaction): called after it commits. */
+    changed,
 
     async get(owner: Owner, id: string, requestHost?: string): Promise<InstanceItem> {
       const v = await repo.findView(id);
@@ -416,7 +458,7 @@ export function createInstanceService(deps: {
     },
 
     async rename(owner: Owner, id: string, name: string, requestHost?: string): Promise<InstanceItem> {
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'modify_name');
         await createInstanceRepository(tx).update(id, { name, updatedAt: clock() });
@@ -426,7 +468,7 @@ export function createInstanceService(deps: {
 
     async changePassword(owner: Owner, id: string, password: string, requestHost?: string): Promise<InstanceItem> {
       const [sealed, hash] = await Promise.all([vault.seal(id, password), hashPassword(password)]);
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'modify_password');
         await createInstanceRepository(tx).update(id, { passwordSealed: sealed, passwordHash: hash, updatedAt: clock() });
@@ -435,7 +477,7 @@ export function createInstanceService(deps: {
     },
 
     async powerOff(owner: Owner, id: string, requestHost?: string): Promise<InstanceItem> {
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'power_off');
         await beginStop(tx, inst, '');
@@ -446,7 +488,7 @@ export function createInstanceService(deps: {
     /** stopped → starting. Pay-as-you-go needs one hour of balance and takes its GPUs back (409 when none are free). */
     async powerOn(owner: Owner, id: string, requestHost?: string): Promise<InstanceItem> {
       await availability();
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const r = createInstanceRepository(tx);
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'power_on');
@@ -468,7 +510,7 @@ export function createInstanceService(deps: {
     },
 
     async release(owner: Owner, id: string, requestHost?: string): Promise<InstanceItem> {
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'release');
         await beginRelease(tx, inst, '');
@@ -478,7 +520,7 @@ export function createInstanceService(deps: {
 
     /** Reset system (stopped only): a fresh system disk from the same image; the data disk is kept. */
     async init(owner: Owner, id: string, requestHost?: string): Promise<InstanceItem> {
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'init');
         await createInstanceRepository(tx).update(id, { status: 'creating', statusReason: RESETTING, updatedAt: clock() });
@@ -489,7 +531,7 @@ export function createInstanceService(deps: {
 
     /** Change image (stopped only): a fresh system disk from another ready image of the tenant. */
     async changeImage(owner: Owner, id: string, imageId: number, requestHost?: string): Promise<InstanceItem> {
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const r = createInstanceRepository(tx);
         const inst = await lockOwn(tx, owner, id);
         const image = await r.image(imageId);
@@ -585,14 +627,14 @@ export function createInstanceService(deps: {
   /** PlatformActions: metering stops (arrears, expiry) and releases (long stopped, long expired). */
   const platform: PlatformActions = {
     async platformStop(instanceId, reason) {
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const inst = await createInstanceRepository(tx).lock(instanceId);
         if (!inst || inst.status !== 'running') return;
         await beginStop(tx, inst, reason);
       });
     },
     async platformRelease(instanceId, reason) {
-      await db.transaction(async (tx) => {
+      await transaction(async (tx) => {
         const inst = await createInstanceRepository(tx).lock(instanceId);
         if (!inst || !['running', 'stopped', 'failed'].includes(inst.status)) return;
         await beginRelease(tx, inst, reason);

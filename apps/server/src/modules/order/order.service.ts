@@ -219,6 +219,7 @@ export function createOrderService(deps: {
           await meter.prepaidPaid(tx, { instanceId: inst.id, tenantId: o.tenantId, userId: o.userId, orderId: o.id, amount: o.amount, periodStart: now, periodEnd: expiresAt });
         }
       });
+      instances.changed(); // committed: drop cached instance lists (see InstanceService.list)
       if (charged) deps.onBalanceChanged?.(owner.userId);
       return service.get(owner, id);
     },
