@@ -74,6 +74,8 @@ async function runTarget(): Promise<void> {
     .insert(machines)
     .values({ tenantId: tenant.id, datacenterId: dc.id, hostName: 'bench-node', gpuTypeId: gpu!.id, gpuTotal: 1000, cpuPerGpu: 1, memoryGbPerGpu: 1, dataDiskFreeGb: 1, dataDiskMaxGb: 10, priceHour: 36_000, priceDay: 800_000, priceWeek: 5_000_000, priceMonth: 18_000_000, priceYear: 180_000_000, demo: true })
     .returning();
+  // MERGE: with the local driver, seed the ready image first (the image service's ensureSeeded()),
+  // so the image picked here has a real root filesystem.
   let [image] = await container.db.select().from(images).where(eq(images.status, 'ready')).limit(1);
   if (!image) [image] = await container.db.insert(images).values({ slug: 'bench', name: 'Bench image', status: 'ready', progress: 100, rootPath: '/' }).returning();
 
