@@ -358,3 +358,49 @@ describe.each(engines)('instances on %s', (engine) => {
     await expect(t.container.instances.openTerminal(owner, r.id, { cols: 80, rows: 24 })).rejects.toMatchObject({ status: 409, message: '实例当前状态为「已关机」，请先开机再打开终端' });
   });
 });
+
+describe('metering hooks run inside the status-changing transaction', () => {
+  it('a failing hook rolls the status change back (and the job retries it)', async () => {
+    const compute = createFakeCompute();
+    const meter = createFakeMeter();
+    let failStarted = 1;
+    let failStopped = 1;
+    const flaky = {
+      ...meter,
+      async started(tx: Parameters<typeof meter.started>[0], i: Parameters<typeof meter.started>[1], at: Date) {
+        if (failStarted-- > 0) throw new Error('meter down');
+        return meter.started(tx, i, at);
+      },
+      async stopped(tx: Parameters<typeof meter.stopped>[0], id: string, at: Date) {
+        if (failStopped-- > 0) throw new Error('meter down');
+        return meter.stopped(tx, id, at);
+      },
+    };
+    const clock = createTestClock(new Date());
+    const t = await buildTestApp({ clock, overrides: { compute, meter: flaky } });
+    try {
+      const u = await createUser(t);
+      const inv = await createInventory(t);
+      await t.container.ledger.post({ tenantId: u.user.tenantId, userId: u.user.id, kind: 'recharge', amount: 100 * YUAN, ref: 'test:flaky' });
+      const order = (await t.request({ method: 'POST', url: '/api/v1/order/payg', token: u.token, payload: { machineId: inv.machine.id, gpuCount: 1, imageId: inv.image.id } })).json().data;
+      const id = (await t.request({ method: 'POST', url: '/api/v1/order/pay', token: u.token, payload: { orderId: order.id } })).json().data.instanceId as string;
+      await t.container.jobs.runDue();
+      const status = async () => (await t.container.db.select().from(instances).where(eq(instances.id, id)))[0]!.status;
+      expect(await status()).toBe('creating'); // started() threw: not running, nothing metered
+      expect(meter.calls).toEqual([]);
+      clock.advance(5_000);
+      await t.container.jobs.runDue();
+      expect(await status()).toBe('running');
+      expect(meter.calls.map((c) => c.op)).toEqual(['started']);
+      // Powering off with the meter failing: refused whole (still running, not billed as stopped).
+      const off = await t.request({ method: 'POST', url: '/api/v1/ide-instance/power_off', token: u.token, payload: { instanceId: id } });
+      expect(off.statusCode).toBe(500);
+      expect(await status()).toBe('running');
+      expect((await t.request({ method: 'POST', url: '/api/v1/ide-instance/power_off', token: u.token, payload: { instanceId: id } })).statusCode).toBe(200);
+      expect(meter.calls.map((c) => c.op)).toEqual(['started', 'stopped']);
+    } finally {
+      await t.close();
+      compute.cleanup();
+    }
+  });
+});
