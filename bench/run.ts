@@ -15,6 +15,7 @@ import { benchLedger } from './ledger.ts';
 import { benchNotify } from './notify.ts';
 import { benchJobs } from './jobs.ts';
 import { benchSettlement } from './settlement.ts'; // issue #8 (meter): one metering tick over 10,000 instances
+import { benchInstances } from './instances.ts'; // orders and instances (issue #8)
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -98,6 +99,11 @@ if (process.env.BENCH_ONLY === 'ledger' || process.env.BENCH_ONLY === 'jobs') {
   for (const line of process.env.BENCH_ONLY === 'ledger' ? await benchLedger(DURATION) : await benchJobs()) console.log(line);
   process.exit(0);
 }
+// BENCH_ONLY=instances: pay → running and the instance list ratio (orders and instances, issue #8).
+if (process.env.BENCH_ONLY === 'instances') {
+  for (const line of await benchInstances(DURATION)) console.log(line);
+  process.exit(0);
+}
 if (process.env.BENCH_ONLY !== 'login') await userDetailRatio();
 await loginBundleBytes();
 if (process.env.BENCH_ONLY === 'login') process.exit(0);
@@ -105,3 +111,4 @@ for (const line of await benchLedger(DURATION)) console.log(line);
 for (const line of await benchNotify()) console.log(line);
 for (const line of await benchJobs()) console.log(line);
 for (const line of await benchSettlement()) console.log(line); // issue #8 (meter)
+for (const line of await benchInstances(DURATION)) console.log(line); // orders and instances

@@ -31,6 +31,8 @@ import { devInboxEnabled, devInboxRoutes } from './http/routes/dev-inbox.ts';
 import { machineRoutes } from './http/routes/machine.ts';
 import { billRoutes } from './http/routes/bill.ts';
 import { metricsRoutes, registerHttpMetrics } from './http/routes/metrics.ts';
+import { orderRoutes } from './http/routes/order.ts';
+import { instanceRoutes } from './http/routes/instance.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
 
@@ -110,6 +112,8 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   machineRoutes(app, container.inventory);
   billRoutes(app, container.metering);
   metricsRoutes(app, container.metrics, container.accounts);
+  orderRoutes(app, container.orders); // orders and instances
+  instanceRoutes(app, container.instances);
 
   if (devInboxEnabled(container.smsInbox, container.config.trustProxy)) devInboxRoutes(app, container.smsInbox);
 

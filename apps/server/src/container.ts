@@ -32,6 +32,13 @@ import { createInventoryService } from './modules/inventory/inventory.service.ts
 import { createMeteringService, SETTLE_EVERY_MS } from './modules/metering/metering.service.ts';
 import type { PlatformActions } from './modules/metering/meter-hooks.ts';
 import { createMetrics } from './modules/metrics/metrics.ts';
+// Orders and instances (issue #8, helper "orders")
+import type { ComputeDriver } from './adapters/compute/port.ts';
+import type { MeterHooks } from './modules/metering/meter-hooks.ts';
+import { createInstanceService, DRIVER_ATTEMPTS, INSTANCE_JOBS } from './modules/instance/instance.service.ts';
+import { createPasswordVault } from './modules/instance/password-vault.ts';
+import { createUnconfiguredDriver } from './modules/instance/unconfigured-compute.ts';
+import { createOrderService, ORDER_EXPIRE_EVERY_MS } from './modules/order/order.service.ts';
 
 /**
  * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
@@ -47,6 +54,12 @@ export type ContainerOverrides = {
   sandboxKeys?: SandboxKeys;
   /** Outbound HTTP of the payment gateways (and the sandbox's notifications); the global fetch otherwise. */
   fetch?: typeof fetch;
+  /** Orders and instances: the compute driver (tests: test/fakes/compute.ts). */
+  compute?: ComputeDriver;
+  /** Orders and instances: metering's hooks (tests: a fake; MERGE: the metering service by default). */
+  meter?: MeterHooks;
+  /** What metering asks of instances (arrears stops, releases); the instance service otherwise. */
+  platform?: PlatformActions;
 };
 
 /** Composition root: database -> repositories -> adapters -> services. No DI framework. */
@@ -112,7 +125,51 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const sandboxCashier = createSandboxCashierService({ db, clock, sandbox: sandboxGateway, origins: paymentOrigins, sandboxAllowed: config.sandboxPayments });
 
+  // Issue #8 (meter): inventory; metering (MeterHooks for the instance service, which in turn is its
+  // PlatformActions: bound late below, since each takes the other); the minute's settlement.
+  const inventory = createInventoryService({ db, clock });
+  let platform: PlatformActions | undefined;
+  const platformOrFail = (): PlatformActions => {
+    if (!platform) throw new Error('metering: no instance service bound');
+    return platform;
+  };
+  const metering = createMeteringService({
+    db,
+    clock,
+    ledger,
+    platform: { platformStop: (id, reason) => platformOrFail().platformStop(id, reason), platformRelease: (id, reason) => platformOrFail().platformRelease(id, reason) },
+  });
+  metrics.addScrapeSources({ db, settlementLagSeconds: () => metering.settlementLagSeconds() });
+
+  // Orders and instances (issue #8): instances run on the compute driver (COMPUTE_DRIVER, `local`:
+  // bubblewrap sandboxes on this host) and are metered by the metering service.
+  const compute: ComputeDriver = overrides.compute ?? createUnconfiguredDriver();
+  const meter: MeterHooks = overrides.meter ?? metering.hooks;
+  const instances = createInstanceService({
+    db,
+    clock,
+    ledger,
+    compute,
+    meter,
+    vault: createPasswordVault({ store: createServerKeyRepository(db), secret: config.KEY_ENCRYPTION_SECRET }),
+    ssh: { host: config.SSH_HOST, port: config.SSH_PORT },
+    onBalanceChanged: (userId) => wallet.forgetBalance(userId),
+  });
+  platform = overrides.platform ?? instances;
+  const orders = createOrderService({ db, clock, ledger, instances, meter, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
+  const driverJob = { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: DRIVER_ATTEMPTS, maxBackoffSeconds: 30 } };
+  const instanceJobKinds: Record<string, JobKindOptions> = {
+    [INSTANCE_JOBS.provision]: driverJob,
+    [INSTANCE_JOBS.powerOn]: driverJob,
+    [INSTANCE_JOBS.reset]: driverJob,
+    [INSTANCE_JOBS.recover]: driverJob,
+    // Stopping and releasing are retried until they succeed (the instance is not billed meanwhile).
+    [INSTANCE_JOBS.powerOff]: { concurrency: 8, timeoutMs: 60_000, retry: { maxAttempts: 20, maxBackoffSeconds: 300 } },
+    [INSTANCE_JOBS.release]: { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: 20, maxBackoffSeconds: 300 } },
+  };
+
   const jobHandlers: Record<string, JobHandler> = {
+    ...instances.jobHandlers, // orders and instances
     [DATAHUB_ACTIVATE_JOB]: datahub.runActivation,
     [SANDBOX_NOTIFY_JOB]: sandboxGateway.deliver,
     [PAYMENT_RECONCILE_JOB]: payments.runReconcileJob,
@@ -125,30 +182,17 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     // One run at a time: it walks the open payments (each gateway query has its own timeout).
     [PAYMENT_RECONCILE_JOB]: { concurrency: 1, timeoutMs: 10 * 60_000 },
     [DATAHUB_ACTIVATE_JOB]: { concurrency: 8, timeoutMs: 60_000 },
+    ...instanceJobKinds, // orders and instances
   };
   const jobs = createJobQueue({ db, clock, handlers: jobHandlers, kinds: jobKinds, concurrency: config.JOB_CONCURRENCY, onAttempt: (kind, secs, outcome) => metrics.observeJob(kind, secs, outcome) });
 
-  // Issue #8 (meter): inventory; metering (MeterHooks for the instance service, which in turn is its
-  // PlatformActions: bound late with setPlatform, since each takes the other); the minute's settlement.
-  const inventory = createInventoryService({ db, clock });
-  let platform: PlatformActions | undefined;
-  const platformOrFail = (): PlatformActions => {
-    if (!platform) throw new Error('metering: no instance service bound (container.setPlatform)');
-    return platform;
-  };
-  const metering = createMeteringService({
-    db,
-    clock,
-    ledger,
-    platform: { platformStop: (id, reason) => platformOrFail().platformStop(id, reason), platformRelease: (id, reason) => platformOrFail().platformRelease(id, reason) },
-  });
-  metrics.addScrapeSources({ db, settlementLagSeconds: () => metering.settlementLagSeconds() });
 
   // Every timer of the server (jobs/schedule.ts), run by one leader among the replicas. Reconciliation
   // runs as a job (any replica takes it, with the queue's retries); its task only enqueues one unless one waits.
   const scheduledTasks: ScheduledTask[] = [{ name: 'payment.reconcile', everyMs: RECONCILE_EVERY_MS, run: () => payments.scheduleReconcile() }];
   // Issue #8 (meter): settle pay-as-you-go, stop arrears and expired prepaid, release (docs/metering.md).
   scheduledTasks.push({ name: 'metering.tick', everyMs: SETTLE_EVERY_MS, run: () => metering.tick() });
+  scheduledTasks.push({ name: 'order.expire', everyMs: ORDER_EXPIRE_EVERY_MS, run: () => orders.expireDue() }); // orders and instances
 
   return {
     config,
@@ -168,6 +212,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     payments,
     sandboxGateway,
     sandboxCashier,
+    /** Orders and instances (issue #8). */
+    compute,
+    instances,
+    orders,
     /** The port the server listens on, once known (PORT=0 picks one): payment URLs use it. */
     setListenPort(port: number) {
       listenPort = port;
@@ -178,10 +226,6 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     inventory,
     metering,
     metrics,
-    /** Binds the instance service as metering's PlatformActions (it is created with `meter: metering`). */
-    setPlatform(p: PlatformActions) {
-      platform = p;
-    },
     /** Starts the job loop and the scheduler (leader: a PostgreSQL advisory lock; on PGlite this process). */
     startJobs: (log: Parameters<typeof jobs.start>[0] & { warn: (o: object, m?: string) => void }) => {
       const loop = jobs.start(log);

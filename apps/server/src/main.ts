@@ -18,6 +18,9 @@ async function main() {
     logger: { level: config.LOG_LEVEL },
     webDist: config.WEB_DIST ?? path.resolve(here, '../../web/dist'),
   });
+  // Orders and instances: unfinished instance work gets its job again, running instances are checked (before the job loop starts).
+  container.instances.setLogger(app.log);
+  app.log.info({ enqueued: await container.instances.recover() }, 'instance recovery');
   const jobs = container.startJobs(app.log);
 
   let closing = false;

@@ -17,8 +17,7 @@ describe.each(engines)('bills on %s', (engine) => {
   let instA: { id: string };
   let instB: { id: string };
   beforeAll(async () => {
-    t = await buildTestApp({ engine, clock });
-    t.container.setPlatform(createFakePlatform());
+    t = await buildTestApp({ engine, clock, overrides: { platform: createFakePlatform() } });
     const { user, token: tk } = await createUser(t);
     token = tk;
     await recharge(t, user, 1_000_000);

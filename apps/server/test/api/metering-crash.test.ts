@@ -22,8 +22,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('metering: kill -9 mid-settlement 
   let t: TestApp;
   const clock = createTestClock();
   beforeAll(async () => {
-    t = await buildTestApp({ engine: 'postgres', clock });
-    t.container.setPlatform(createFakePlatform());
+    t = await buildTestApp({ engine: 'postgres', clock, overrides: { platform: createFakePlatform() } });
   });
   afterAll(() => t.close());
 

@@ -16,8 +16,7 @@ describe.each(engines)('metering on %s', (engine) => {
   const clock = createTestClock();
   const platform = createFakePlatform();
   beforeAll(async () => {
-    t = await buildTestApp({ engine, clock });
-    t.container.setPlatform(platform);
+    t = await buildTestApp({ engine, clock, overrides: { platform } });
   });
   afterAll(() => t.close());
 

@@ -11,8 +11,7 @@ describe.each(engines)('GET /metrics on %s', (engine) => {
   let t: TestApp;
   const clock = createTestClock();
   beforeAll(async () => {
-    t = await buildTestApp({ engine, clock });
-    t.container.setPlatform(createFakePlatform());
+    t = await buildTestApp({ engine, clock, overrides: { platform: createFakePlatform() } });
   });
   afterAll(() => t.close());
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
-import { createContainer, type Container } from '../../src/container.ts';
+import { createContainer, type Container, type ContainerOverrides } from '../../src/container.ts';
 import { buildApp } from '../../src/app.ts';
 import { seedDemo } from '../../src/db/seed.ts';
 import type { Clock } from '../../src/lib/clock.ts';
@@ -45,13 +45,13 @@ export function decryptLikeClient(body: string, aesKey: string): string {
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
 }
 
-export async function buildTestApp(opts: { engine?: Engine; captcha?: boolean; clock?: Clock; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function buildTestApp(opts: { engine?: Engine; captcha?: boolean; clock?: Clock; env?: Record<string, string>; overrides?: ContainerOverrides } = {}): Promise<TestApp> {
   // PORT 80: the app is never listening in API tests, and payment URLs (http://<tenant host>:<PORT>)
   // then read like the tests' Host headers, with no port.
   const config = loadConfig({ CAPTCHA: opts.captcha ? 'on' : 'off', RATE_LIMIT: 'off', DATA_DIR: '/nonexistent-test-data', LOG_LEVEL: 'silent', PORT: '80', ...opts.env });
   const database = await openTestDatabase(opts.engine ?? 'pglite');
   const sms = createFakeSms();
-  const container = await createContainer(config, { database, sms, clock: opts.clock, rsaKeys: await testRsaKeys() });
+  const container = await createContainer(config, { database, sms, clock: opts.clock, rsaKeys: await testRsaKeys(), ...opts.overrides });
   await seedDemo(container.db, () => {});
   const app = await buildApp(container);
   let publicKeyPem: string | undefined;
