@@ -26,6 +26,7 @@ import { datahubRoutes } from './http/routes/datahub.ts';
 import { questionRoutes } from './http/routes/question.ts';
 import { paymentRoutes } from './http/routes/payment.ts';
 import { sandboxCashierRoutes } from './http/routes/sandbox-cashier.ts';
+import { imageRoutes } from './http/routes/image.ts';
 import { devInboxEnabled, devInboxRoutes } from './http/routes/dev-inbox.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
@@ -101,6 +102,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   questionRoutes(app, container.questions);
   paymentRoutes(app, container.payments);
   sandboxCashierRoutes(app, container.sandboxCashier);
+  imageRoutes(app, container.images); // compute images (issue #8)
 
   if (devInboxEnabled(container.smsInbox, container.config.trustProxy)) devInboxRoutes(app, container.smsInbox);
 

@@ -27,6 +27,8 @@ import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from 
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
 import { createPaymentOrigins, sandboxCashierUrl } from './modules/payment/payment-urls.ts';
 import { createPaymentRepository } from './modules/payment/payment.repository.ts';
+// Compute images (issue #8, driver): root filesystems under $DATA_DIR/images, built by jobs.
+import { createImageService, IMAGE_BUILD_JOB, IMAGE_BUILD_JOB_OPTIONS } from './modules/image/image.service.ts';
 
 /**
  * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
@@ -105,7 +107,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const sandboxCashier = createSandboxCashierService({ db, clock, sandbox: sandboxGateway, origins: paymentOrigins, sandboxAllowed: config.sandboxPayments });
 
+  // Compute images (issue #8): the host-based image is seeded by main.ts (images.ensureSeeded()).
+  const images = createImageService({ db, dataDir: config.dataDir });
+
   const jobHandlers: Record<string, JobHandler> = {
+    [IMAGE_BUILD_JOB]: images.runBuildJob,
     [DATAHUB_ACTIVATE_JOB]: datahub.runActivation,
     [SANDBOX_NOTIFY_JOB]: sandboxGateway.deliver,
     [PAYMENT_RECONCILE_JOB]: payments.runReconcileJob,
@@ -118,6 +124,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     // One run at a time: it walks the open payments (each gateway query has its own timeout).
     [PAYMENT_RECONCILE_JOB]: { concurrency: 1, timeoutMs: 10 * 60_000 },
     [DATAHUB_ACTIVATE_JOB]: { concurrency: 8, timeoutMs: 60_000 },
+    [IMAGE_BUILD_JOB]: IMAGE_BUILD_JOB_OPTIONS,
   };
   const jobs = createJobQueue({ db, clock, handlers: jobHandlers, kinds: jobKinds, concurrency: config.JOB_CONCURRENCY });
 
@@ -143,6 +150,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     payments,
     sandboxGateway,
     sandboxCashier,
+    images,
     /** The port the server listens on, once known (PORT=0 picks one): payment URLs use it. */
     setListenPort(port: number) {
       listenPort = port;

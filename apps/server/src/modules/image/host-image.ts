@@ -180,6 +180,7 @@ export function buildHostImage(dir: string): { rootPath: string; contents: strin
   fs.rmSync(usr, { recursive: true, force: true });
   for (const d of ['bin', 'sbin', 'lib', 'include', 'share', 'src', 'etc', 'games']) fs.mkdirSync(path.join(usr, 'top/local', d), { recursive: true });
   fs.mkdirSync(path.join(usr, 'wh'), { recursive: true });
+  // A whiteout is a 0:0 character device: making one needs root (CAP_MKNOD), as running instances does.
   execFileSync('mknod', [path.join(usr, 'wh/local'), 'c', '0', '0']);
 
   for (const [from, to] of [
