@@ -67,6 +67,15 @@ describe.skipIf(skipReason !== null)(`local compute driver${skipReason ? ` (skip
     expect(r.stdout.includes('hidden') || !(await sh(driver, a.id, `cat /proc/${process.pid}/cmdline`)).stdout.includes('node')).toBe(true);
   });
 
+  it('root inside has no mount, device or host-kernel powers', async () => {
+    const r = await sh(driver, a.id, 'mount -t tmpfs x /mnt 2>&1 || echo no-mount; mknod /tmp/sda b 8 0 2>&1 || echo no-mknod; (echo h > /proc/sysrq-trigger) 2>&1 || echo no-sysrq; (echo 1 > /proc/sys/vm/drop_caches) 2>&1 || echo no-sysctl; echo devices:; ls /dev');
+    expect(r.stdout).toContain('no-mount');
+    expect(r.stdout).toContain('no-mknod');
+    expect(r.stdout).toContain('no-sysrq');
+    expect(r.stdout).toContain('no-sysctl');
+    expect(r.stdout.split('devices:')[1]).not.toMatch(/\b(sda|vda|nvme0n1|loop0)\b/);
+  });
+
   it('cannot see the server data dir or other instances disks', async () => {
     const bDir = path.join(data.dataDir, 'instances', b.id);
     const r = await sh(driver, a.id, `ls ${data.dataDir} 2>&1; ls ${bDir} 2>&1; ls /usr/local; mount | grep -c ${b.id} || true`);

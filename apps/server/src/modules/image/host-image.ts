@@ -33,6 +33,7 @@ const ETC_COPIES = [
   'apt/sources.list.d',
   'apt/trusted.gpg.d',
   'apt/apt.conf.d',
+  'apt/preferences.d',
   'dpkg',
   'python3',
   'python3.11',

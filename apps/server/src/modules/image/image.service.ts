@@ -82,7 +82,7 @@ export function createImageService(deps: ImageServiceDeps) {
       const built = buildHostImage(dir);
       const values = {
         name: `${built.os.replace(/ GNU\/Linux/, '')}（主机系统）`,
-        description: `由本机的 /usr 构建（与主机共享、只读，实例的写入落在自己的系统盘层）：${built.contents.join('、')}。主机的 /usr/local 不可见；可用 pip 安装到实例自己的层，apt 安装可能因缺少主机 /etc 中的配置而部分失败。`,
+        description: `由本机的 /usr 构建（与主机共享、只读，实例的写入落在自己的系统盘层）：${built.contents.join('、')}。主机的 /usr/local 不可见；apt 与 pip 安装的软件写入实例自己的系统盘层（主机 /etc 中未复制的配置文件在实例内缺失）。`,
         os: built.os,
         contents: [...built.contents, '/usr 来自主机（只读共享）'],
         status: 'ready' as const,

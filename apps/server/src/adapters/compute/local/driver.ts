@@ -175,6 +175,14 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
       '/root/data',
       '--proc',
       '/proc',
+      // bwrap run by root leaves /proc/sys writable, and root inside could set host-wide sysctls
+      // (kernel.core_pattern is an escape): cover it read-only (its values are then the host's).
+      '--ro-bind',
+      '/proc/sys',
+      '/proc/sys',
+      '--ro-bind-try',
+      '/proc/sysrq-trigger',
+      '/proc/sysrq-trigger',
       '--dev',
       '/dev',
       ...spec.gpuDevices.flatMap((d) => ['--dev-bind', d, d]),
