@@ -12,6 +12,7 @@ export const HOST_DEPS: { command: string; pkg: string; why: string }[] = [
   { command: 'bwrap', pkg: 'bubblewrap', why: 'the instance sandbox' },
   { command: 'slirp4netns', pkg: 'slirp4netns', why: "instances' user-mode network" },
   { command: 'mkfs.ext4', pkg: 'e2fsprogs', why: 'data disks' },
+  { command: 'iptables', pkg: 'iptables', why: "keeps instances off the host's own addresses" },
   { command: 'nsenter', pkg: 'util-linux', why: 'shells and commands join an instance' },
   { command: 'setpriv', pkg: 'util-linux', why: 'capabilities dropped inside' },
   { command: 'losetup', pkg: 'mount', why: 'loop-mounted data disks' },

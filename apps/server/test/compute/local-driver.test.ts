@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalDriver } from '../../src/adapters/compute/local.ts';
@@ -29,7 +30,8 @@ describe.skipIf(skipReason !== null)(`local compute driver${skipReason ? ` (skip
     await driver.start(b);
     // a service on the host's loopback, as the server and PostgreSQL are
     hostServer = net.createServer((s) => s.end('host secret\n'));
-    await new Promise<void>((r) => hostServer.listen(0, '127.0.0.1', r));
+    // on every address, as the server listens by default (HOST=0.0.0.0)
+    await new Promise<void>((r) => hostServer.listen(0, '0.0.0.0', r));
     hostPort = (hostServer.address() as net.AddressInfo).port;
   }, 120_000);
 
@@ -90,7 +92,13 @@ describe.skipIf(skipReason !== null)(`local compute driver${skipReason ? ` (skip
     const fromHost = await new Promise<string>((res) => net.connect(hostPort, '127.0.0.1').on('data', (d) => res(d.toString())));
     expect(fromHost).toContain('host secret');
     const probe = (host: string, port: number) => `timeout 3 bash -c 'exec 3<>/dev/tcp/${host}/${port} && cat <&3' 2>/dev/null && echo REACHED-${host}-${port} || echo blocked-${host}-${port}`;
-    const r = await sh(driver, a.id, [probe('127.0.0.1', hostPort), probe('10.0.2.2', hostPort), probe('127.0.0.1', 5432), probe('10.0.2.2', 5432), 'ip -4 addr show tap0'].join('; '));
+    const hostIps = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((i) => i && i.family === 'IPv4' && !i.internal)
+      .map((i) => i!.address);
+    const probes = [probe('127.0.0.1', hostPort), probe('10.0.2.2', hostPort), probe('127.0.0.1', 5432), probe('10.0.2.2', 5432), ...hostIps.flatMap((ip) => [probe(ip, hostPort), probe(ip, 5432)])];
+    const r = await sh(driver, a.id, [...probes, 'ip -4 addr show tap0'].join('; '));
+    for (const ip of hostIps) expect(r.stdout).toContain(`blocked-${ip}-${hostPort}`);
     expect(r.stdout).not.toContain('REACHED');
     expect(r.stdout).not.toContain('host secret');
     expect(r.stdout).toContain(`blocked-10.0.2.2-${hostPort}`);

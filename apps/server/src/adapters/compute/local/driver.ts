@@ -19,12 +19,40 @@ export type LocalDriverOptions = { dataDir: string; log?: Log };
  */
 export const HOST_USR_DIR = 'host-usr';
 
+/**
+ * slirp4netns runs with this group id, so a firewall rule can tell its sockets from everyone's:
+ * it NATs the instance's traffic from the host itself, and without the rule an instance would
+ * reach every service bound to one of the host's own addresses (a server on 0.0.0.0).
+ */
+export const SLIRP_GID = 43210;
+const FENCE_RULE = ['OUTPUT', '-m', 'owner', '--gid-owner', String(SLIRP_GID), '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'REJECT'];
+/** DNS the host resolves through may sit on a local address (127.0.0.53): slirp's 10.0.2.3 forwards there. */
+const DNS_RULES = ['udp', 'tcp'].map((proto) => ['OUTPUT', '-m', 'owner', '--gid-owner', String(SLIRP_GID), '-m', 'addrtype', '--dst-type', 'LOCAL', '-p', proto, '--dport', '53', '-j', 'ACCEPT']);
+
+/** Installs (once, idempotently) the rules that keep instances off every address of the host. */
+export async function ensureHostFence(): Promise<void> {
+  for (const cmd of ['iptables', 'ip6tables']) {
+    const apply = async (rule: string[]) => {
+      if ((await runCode(cmd, ['-w', '-C', ...rule])).code === 0) return;
+      await run(cmd, ['-w', '-I', ...rule.slice(0, 1), '1', ...rule.slice(1)]);
+    };
+    try {
+      await apply(FENCE_RULE);
+      for (const r of DNS_RULES) await apply(r);
+    } catch (err) {
+      // IPv6 may be absent on the host; IPv4 must work.
+      if (cmd === 'iptables') throw err;
+    }
+  }
+}
+
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const SAFE_PATH = /^[A-Za-z0-9/_.+-]+$/;
 
 export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
   const log = opts.log;
   const base = path.resolve(opts.dataDir, 'instances');
+  let fenced: Promise<void> | null = null;
 
   function paths(id: string) {
     if (!ID.test(id)) throw new ComputeError(`bad instance id ${JSON.stringify(id)}`);
@@ -247,6 +275,7 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
     const slirpLog = fs.openSync(p.log, 'a');
     const slirp = spawn('slirp4netns', ['--configure', '--mtu=65520', '--disable-host-loopback', '--ready-fd=3', String(initPid), 'tap0'], {
       detached: true,
+      gid: SLIRP_GID,
       stdio: ['ignore', slirpLog, slirpLog, 'pipe'],
     });
     fs.closeSync(slirpLog);
@@ -300,6 +329,9 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
         return { ok: false, reason: '本机实例需要服务以 root 身份运行（创建沙箱、挂载磁盘和 cgroup 都需要 root）', fix: 'sudo npm start' };
       }
       const missing = missingHostPackages();
+      if (!missing.length && (await runCode('iptables', ['-w', '-L', 'OUTPUT', '-n'])).code !== 0) {
+        return { ok: false, reason: '主机防火墙（iptables）不可用，无法阻止实例访问主机自身的地址', fix: 'modprobe ip_tables; apt-get install -y iptables' };
+      }
       if (missing.length) return { ok: false, reason: `主机缺少实例运行所需的软件包：${missing.join('、')}`, fix: installCommand(missing) };
       const fsTypes = fs.readFileSync('/proc/filesystems', 'utf8');
       if (!/\boverlay\b/.test(fsTypes)) {
@@ -343,6 +375,11 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
       await stopProcesses(spec.id, p);
       await mountDisks(spec, p);
       writeInstanceFiles(spec, p.root);
+      fenced ??= ensureHostFence().catch((err: unknown) => {
+        fenced = null;
+        throw err;
+      });
+      await fenced;
       setupCgroups(spec.id, { memoryBytes: spec.memoryBytes, cpuCores: spec.cpuCores, pidsMax: spec.pidsMax, devices: deviceNumbers(spec.gpuDevices) });
       try {
         await boot(spec, p);
