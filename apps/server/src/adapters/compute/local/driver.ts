@@ -79,18 +79,28 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
    * pivot_root. Before that PID 1 still sees the host's root, so nothing may join it yet.
    */
   function sandboxReady(pid: number): boolean {
+    let children: string[];
     try {
-      const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
-      return children.some((c) => {
+      children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+    } catch {
+      // kernels without CONFIG_PROC_CHILDREN: find the children by their parent pid
+      children = fs.readdirSync('/proc').filter((d) => {
+        if (!/^\d+$/.test(d)) return false;
         try {
-          return fs.readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'sleep';
+          const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+          return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid);
         } catch {
           return false;
         }
       });
-    } catch {
-      return false;
     }
+    return children.some((c) => {
+      try {
+        return fs.readFileSync(`/proc/${c}/comm`, 'utf8').trim() === 'sleep';
+      } catch {
+        return false;
+      }
+    });
   }
 
   /** The instance's init (PID 1 of its namespace) if alive, really ours (in our cgroup) and set up. */
@@ -327,6 +337,9 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
     async availability() {
       if (process.getuid?.() !== 0) {
         return { ok: false, reason: '本机实例需要服务以 root 身份运行（创建沙箱、挂载磁盘和 cgroup 都需要 root）', fix: 'sudo npm start' };
+      }
+      if (!SAFE_PATH.test(base)) {
+        return { ok: false, reason: `数据目录 ${base} 含有 overlayfs 挂载参数不支持的字符（只允许字母、数字和 / _ . + -）`, fix: 'DATA_DIR=/var/lib/suanli npm start' };
       }
       const missing = missingHostPackages();
       if (!missing.length && (await runCode('iptables', ['-w', '-L', 'OUTPUT', '-n'])).code !== 0) {
