@@ -16,6 +16,7 @@ import { benchNotify } from './notify.ts';
 import { benchJobs } from './jobs.ts';
 import { benchSettlement } from './settlement.ts'; // issue #8 (meter): one metering tick over 10,000 instances
 import { benchInstances } from './instances.ts'; // orders and instances (issue #8)
+import { benchCompute } from './compute.ts'; // issue #8: local driver start time
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -104,6 +105,11 @@ if (process.env.BENCH_ONLY === 'instances') {
   for (const line of await benchInstances(DURATION)) console.log(line);
   process.exit(0);
 }
+// BENCH_ONLY=compute: the local compute driver's create+start → first exec (needs root; issue #8).
+if (process.env.BENCH_ONLY === 'compute') {
+  for (const line of await benchCompute()) console.log(line);
+  process.exit(0);
+}
 if (process.env.BENCH_ONLY !== 'login') await userDetailRatio();
 await loginBundleBytes();
 if (process.env.BENCH_ONLY === 'login') process.exit(0);
@@ -112,3 +118,4 @@ for (const line of await benchNotify()) console.log(line);
 for (const line of await benchJobs()) console.log(line);
 for (const line of await benchSettlement()) console.log(line); // issue #8 (meter)
 for (const line of await benchInstances(DURATION)) console.log(line); // orders and instances
+for (const line of await benchCompute()) console.log(line);

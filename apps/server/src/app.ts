@@ -26,6 +26,7 @@ import { datahubRoutes } from './http/routes/datahub.ts';
 import { questionRoutes } from './http/routes/question.ts';
 import { paymentRoutes } from './http/routes/payment.ts';
 import { sandboxCashierRoutes } from './http/routes/sandbox-cashier.ts';
+import { imageRoutes } from './http/routes/image.ts';
 import { devInboxEnabled, devInboxRoutes } from './http/routes/dev-inbox.ts';
 // Issue #8 (meter): market inventory, operator inventory calls, bills, GET /metrics.
 import { machineRoutes } from './http/routes/machine.ts';
@@ -114,6 +115,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   metricsRoutes(app, container.metrics, container.accounts);
   orderRoutes(app, container.orders); // orders and instances
   instanceRoutes(app, container.instances);
+  imageRoutes(app, container.images); // compute images (issue #8)
 
   if (devInboxEnabled(container.smsInbox, container.config.trustProxy)) devInboxRoutes(app, container.smsInbox);
 

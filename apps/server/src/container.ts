@@ -37,8 +37,10 @@ import type { ComputeDriver } from './adapters/compute/port.ts';
 import type { MeterHooks } from './modules/metering/meter-hooks.ts';
 import { createInstanceService, DRIVER_ATTEMPTS, INSTANCE_JOBS } from './modules/instance/instance.service.ts';
 import { createPasswordVault } from './modules/instance/password-vault.ts';
-import { createUnconfiguredDriver } from './modules/instance/unconfigured-compute.ts';
+import { createLocalDriver } from './adapters/compute/local.ts';
 import { createOrderService, ORDER_EXPIRE_EVERY_MS } from './modules/order/order.service.ts';
+// Compute images (issue #8, driver): root filesystems under $DATA_DIR/images, built by jobs.
+import { createImageService, IMAGE_BUILD_JOB, IMAGE_BUILD_JOB_OPTIONS } from './modules/image/image.service.ts';
 
 /**
  * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
@@ -143,7 +145,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
 
   // Orders and instances (issue #8): instances run on the compute driver (COMPUTE_DRIVER, `local`:
   // bubblewrap sandboxes on this host) and are metered by the metering service.
-  const compute: ComputeDriver = overrides.compute ?? createUnconfiguredDriver();
+  const compute: ComputeDriver = overrides.compute ?? createLocalDriver({ dataDir: config.dataDir });
   const meter: MeterHooks = overrides.meter ?? metering.hooks;
   const instances = createInstanceService({
     db,
@@ -168,8 +170,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     [INSTANCE_JOBS.release]: { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: 20, maxBackoffSeconds: 300 } },
   };
 
+  // Compute images (issue #8): the host-based image is seeded by main.ts (images.ensureSeeded()).
+  const images = createImageService({ db, dataDir: config.dataDir });
+
   const jobHandlers: Record<string, JobHandler> = {
     ...instances.jobHandlers, // orders and instances
+    [IMAGE_BUILD_JOB]: images.runBuildJob,
     [DATAHUB_ACTIVATE_JOB]: datahub.runActivation,
     [SANDBOX_NOTIFY_JOB]: sandboxGateway.deliver,
     [PAYMENT_RECONCILE_JOB]: payments.runReconcileJob,
@@ -183,6 +189,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     [PAYMENT_RECONCILE_JOB]: { concurrency: 1, timeoutMs: 10 * 60_000 },
     [DATAHUB_ACTIVATE_JOB]: { concurrency: 8, timeoutMs: 60_000 },
     ...instanceJobKinds, // orders and instances
+    [IMAGE_BUILD_JOB]: IMAGE_BUILD_JOB_OPTIONS,
   };
   const jobs = createJobQueue({ db, clock, handlers: jobHandlers, kinds: jobKinds, concurrency: config.JOB_CONCURRENCY, onAttempt: (kind, secs, outcome) => metrics.observeJob(kind, secs, outcome) });
 
@@ -216,6 +223,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     compute,
     instances,
     orders,
+    images,
     /** The port the server listens on, once known (PORT=0 picks one): payment URLs use it. */
     setListenPort(port: number) {
       listenPort = port;

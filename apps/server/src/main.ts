@@ -5,6 +5,7 @@ import { createContainer } from './container.ts';
 import { buildApp } from './app.ts';
 import { seedDemo } from './db/seed.ts';
 import { secureDataDir } from './lib/data-dir.ts';
+import { ensureHostDeps } from './lib/host-deps.ts';
 import { DEV_INBOX_NOTICE, DEV_INBOX_OFF_NOTICE, devInboxEnabled } from './http/routes/dev-inbox.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -18,6 +19,10 @@ async function main() {
     logger: { level: config.LOG_LEVEL },
     webDist: config.WEB_DIST ?? path.resolve(here, '../../web/dist'),
   });
+  // Compute (issue #8): install what the local driver needs from the host (as root, apt-get) or log
+  // the one command to run; then make the host-based image ready. Never at request time.
+  if (config.COMPUTE_DRIVER === 'local') await ensureHostDeps(app.log);
+  await container.images.ensureSeeded().catch((err: unknown) => app.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'compute: the host-based image could not be built (needs root)'));
   // Orders and instances: unfinished instance work gets its job again, running instances are checked (before the job loop starts).
   container.instances.setLogger(app.log);
   app.log.info({ enqueued: await container.instances.recover() }, 'instance recovery');

@@ -180,3 +180,24 @@ export const machineUpdateBody = z
   .refine((m) => Object.keys(m).length > 0, { error: '没有要修改的内容' })
   .refine(diskRule, { error: '免费数据盘不能大于数据盘上限', path: ['dataDiskFreeGb'] });
 export type MachineUpdateBody = z.input<typeof machineUpdateBody>;
+/** Recipes the operator command and API build images from (apps/server/src/modules/image/recipes.ts). */
+export const imageRecipes = ['debian12-python', 'pytorch-cpu'] as const;
+export type ImageRecipe = (typeof imageRecipes)[number];
+/** What an operator sees of an image: where it comes from, whether it is offered, why a build failed. */
+export const operatorImageItem = imageItem.extend({
+  slug: z.string(),
+  /** Null: offered on every tenant (platform image, maintained from the command line). */
+  tenantId: z.number().int().nullable(),
+  published: z.boolean(),
+  error: z.string().nullable(),
+});
+export type OperatorImageItem = z.infer<typeof operatorImageItem>;
+export const imageBuildBody = z.object({ recipe: z.enum(imageRecipes, { error: `配方必须是 ${imageRecipes.join('、')} 之一` }) });
+export const imageIdParams = z.object({ id: z.coerce.number().int({ error: '镜像 ID 必须是整数' }).min(1, { error: '镜像 ID 必须是正整数' }).max(2 ** 31 - 1, { error: '镜像不存在' }) });
+export const imageUpdateBody = z
+  .object({
+    name: z.string().trim().min(1, { error: '镜像名称不能为空' }).max(64, { error: '镜像名称最多 64 个字' }).optional(),
+    description: z.string().trim().max(500, { error: '镜像说明最多 500 个字' }).optional(),
+    published: z.boolean({ error: 'published 必须是布尔值' }).optional(),
+  })
+  .strict();
