@@ -252,38 +252,53 @@ export async function startSshGateway(opts: {
       return t?.running ? t : null;
     };
 
-    session.on('shell', (accept, reject) => {
+    /**
+     * Accepts the request at once (ssh2 drops a request still unanswered when the client's EOF
+     * arrives, and OpenSSH sends EOF right after `exec` when stdin is empty), then starts the work
+     * inside the instance; input that arrives meanwhile waits in the channel. A failure to start
+     * is told on stderr with exit status 255.
+     */
+    const begin = (accept: (() => ServerChannel | undefined) | undefined, what: string, work: (t: SshTarget, channel: ServerChannel) => Promise<void>) => {
+      const channel = accept?.();
+      if (!channel) return;
       void (async () => {
         const t = await fresh();
-        if (!t) return reject?.();
+        if (!t) {
+          channel.stderr.write('实例未在运行，连接已关闭\r\n');
+          finish(channel, { code: 255, signal: null });
+          return;
+        }
+        await work(t, channel);
+      })().catch((err: unknown) => {
+        log.warn({ ip, instanceId, err: err instanceof Error ? err.message : String(err) }, `ssh: ${what} failed`);
+        try {
+          channel.stderr.write('无法在实例中启动会话，请稍后重试\r\n');
+        } catch {
+          // closed
+        }
+        finish(channel, { code: 255, signal: null });
+      });
+    };
+
+    session.on('shell', (accept) => {
+      begin(accept, 'shell', async (t, channel) => {
         if (pty) {
           const term = await t.openTerminal({ cols: pty.cols, rows: pty.rows, term: pty.term, env });
-          const channel = accept();
           running = { kill: () => term.close(), resize: (s) => term.resize(s) };
           pipeTerminal(term, channel, touch, done);
         } else {
           const proc = await t.exec({ command: ['/bin/bash', '-l'], env });
-          const channel = accept();
           running = processControls(proc);
           pipeProcess(proc, channel, touch, done);
         }
-      })().catch((err: unknown) => {
-        log.warn({ ip, instanceId, err: err instanceof Error ? err.message : String(err) }, 'ssh: shell failed');
-        reject?.();
       });
     });
 
-    session.on('exec', (accept, reject, info) => {
-      void (async () => {
-        const t = await fresh();
-        if (!t) return reject?.();
+    session.on('exec', (accept, _reject, info) => {
+      begin(accept, 'exec', async (t, channel) => {
         const proc = await t.exec({ command: info.command, env, ...(pty ? { pty: { cols: pty.cols, rows: pty.rows, term: pty.term } } : {}) });
-        const channel = accept();
         running = processControls(proc);
         pipeProcess(proc, channel, touch, done);
-      })().catch((err: unknown) => {
-        log.warn({ ip, instanceId, err: err instanceof Error ? err.message : String(err) }, 'ssh: exec failed');
-        reject?.();
       });
     });
 
@@ -291,21 +306,14 @@ export async function startSshGateway(opts: {
     // its stdin/stdout piped raw to the channel: files land in the instance with its permissions.
     session.on('subsystem', (accept, reject, info) => {
       if (info.name !== 'sftp') return reject?.();
-      void (async () => {
-        const t = await fresh();
-        if (!t) return reject?.();
+      begin(accept, 'sftp', async (t, channel) => {
         const proc = await t.exec({ command: [SFTP_SERVER], env });
-        const channel = accept();
         running = processControls(proc);
         pipeProcess(proc, channel, touch, done);
-      })().catch((err: unknown) => {
-        log.warn({ ip, instanceId, err: err instanceof Error ? err.message : String(err) }, 'ssh: sftp failed');
-        reject?.();
       });
     });
   }
 
-  server.maxConnections = limits.connections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.config.SSH_PORT, opts.host ?? opts.config.HOST, () => {

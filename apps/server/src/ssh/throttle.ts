@@ -9,7 +9,7 @@ export const THROTTLE = { MAX_FAILURES: 5, WINDOW_MS: 15 * 60_000, LOCK_MS: 15 *
 
 type Entry = { failures: number; firstAt: number; lockedUntil: number };
 
-export function createAuthThrottle(opts: { now?: () => number; limits?: Partial<typeof THROTTLE> } = {}) {
+export function createAuthThrottle(opts: { now?: () => number; limits?: Partial<Record<keyof typeof THROTTLE, number>> } = {}) {
   const now = opts.now ?? Date.now;
   const L = { ...THROTTLE, ...opts.limits };
   const entries = new Map<string, Entry>();
