@@ -27,6 +27,9 @@ import { questionRoutes } from './http/routes/question.ts';
 import { paymentRoutes } from './http/routes/payment.ts';
 import { sandboxCashierRoutes } from './http/routes/sandbox-cashier.ts';
 import { devInboxEnabled, devInboxRoutes } from './http/routes/dev-inbox.ts';
+// issue #8 (ssh): SSH public keys and the web shell.
+import { sshKeyRoutes } from './http/routes/ssh-key.ts';
+import { shellRoutes } from './http/routes/shell.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
 
@@ -101,6 +104,9 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   questionRoutes(app, container.questions);
   paymentRoutes(app, container.payments);
   sandboxCashierRoutes(app, container.sandboxCashier);
+  // issue #8 (ssh): SSH public keys, web shell ticket and WebSocket.
+  sshKeyRoutes(app, container.sshKeys);
+  await shellRoutes(app, { shell: container.shell, publicUrl: container.config.PUBLIC_URL });
 
   if (devInboxEnabled(container.smsInbox, container.config.trustProxy)) devInboxRoutes(app, container.smsInbox);
 

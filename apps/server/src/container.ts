@@ -27,6 +27,12 @@ import { createPaymentService, PAYMENT_RECONCILE_JOB, RECONCILE_EVERY_MS } from 
 import { createSandboxCashierService } from './modules/payment/sandbox-cashier.service.ts';
 import { createPaymentOrigins, sandboxCashierUrl } from './modules/payment/payment-urls.ts';
 import { createPaymentRepository } from './modules/payment/payment.repository.ts';
+// issue #8 (ssh): SSH public keys, web shell tickets, the InstanceAccess the shell and SSH gateway use.
+import { createSshKeyService } from './modules/ssh-key/ssh-key.service.ts';
+import { createShellTicketStore } from './modules/shell/shell-ticket.store.ts';
+import { createShellService } from './modules/shell/shell.service.ts';
+import type { InstanceAccess } from './modules/instance/instance-access.ts';
+import { noInstanceAccess } from './modules/shell/no-instance-access.ts';
 
 /**
  * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
@@ -42,6 +48,8 @@ export type ContainerOverrides = {
   sandboxKeys?: SandboxKeys;
   /** Outbound HTTP of the payment gateways (and the sandbox's notifications); the global fetch otherwise. */
   fetch?: typeof fetch;
+  /** issue #8 (ssh): tests' fake; at merge the instance service (container.instances) is the default. */
+  instanceAccess?: InstanceAccess;
 };
 
 /** Composition root: database -> repositories -> adapters -> services. No DI framework. */
@@ -143,6 +151,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     payments,
     sandboxGateway,
     sandboxCashier,
+    // issue #8 (ssh): public keys, web shell tickets and the instance access of the shell and SSH gateway.
+    sshKeys: createSshKeyService({ db, clock }),
+    instanceAccess: overrides.instanceAccess ?? noInstanceAccess,
+    shell: createShellService({ access: overrides.instanceAccess ?? noInstanceAccess, tickets: createShellTicketStore({ clock }) }),
     /** The port the server listens on, once known (PORT=0 picks one): payment URLs use it. */
     setListenPort(port: number) {
       listenPort = port;
