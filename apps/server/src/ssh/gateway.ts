@@ -329,7 +329,16 @@ export async function startSshGateway(opts: {
     port,
     async close() {
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // Sessions are told to go; one that lingers is cut after 3 s so shutdown isn't held up.
+        const cut = setTimeout(() => {
+          for (const c of clients) (c as unknown as { _sock?: { destroy(): void } })._sock?.destroy();
+          resolve();
+        }, 3_000);
+        cut.unref();
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
         for (const c of clients) c.end();
       });
     },
