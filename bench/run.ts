@@ -14,6 +14,7 @@ import { chromium } from 'playwright-core';
 import { benchLedger } from './ledger.ts';
 import { benchNotify } from './notify.ts';
 import { benchJobs } from './jobs.ts';
+import { benchShell } from './shell.ts'; // issue #8 (ssh): web shell keystroke echo
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -92,9 +93,15 @@ if (process.env.BENCH_ONLY === 'ledger' || process.env.BENCH_ONLY === 'jobs') {
   for (const line of process.env.BENCH_ONLY === 'ledger' ? await benchLedger(DURATION) : await benchJobs()) console.log(line);
   process.exit(0);
 }
+// issue #8 (ssh): BENCH_ONLY=shell, web shell keystroke echo p50/p99 over loopback.
+if (process.env.BENCH_ONLY === 'shell') {
+  for (const line of await benchShell()) console.log(line);
+  process.exit(0);
+}
 if (process.env.BENCH_ONLY !== 'login') await userDetailRatio();
 await loginBundleBytes();
 if (process.env.BENCH_ONLY === 'login') process.exit(0);
 for (const line of await benchLedger(DURATION)) console.log(line);
 for (const line of await benchNotify()) console.log(line);
 for (const line of await benchJobs()) console.log(line);
+for (const line of await benchShell()) console.log(line); // issue #8 (ssh)
