@@ -21,14 +21,14 @@ async function main() {
   });
   const jobs = container.startJobs(app.log);
 
-  let ssh: SshGateway | undefined; // issue #8 (ssh): started once HTTP listens, closed first on shutdown
+  const ssh: { gateway?: SshGateway } = {}; // issue #8 (ssh): started once HTTP listens, closed first on shutdown
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'draining');
     const force = setTimeout(() => process.exit(1), 15_000).unref();
-    await ssh?.close();
+    await ssh.gateway?.close();
     await jobs?.stop();
     await app.close(); // stops accepting, lets in-flight requests finish
     await container.close();
@@ -42,7 +42,7 @@ async function main() {
   const address = app.server.address();
   if (address && typeof address === 'object') container.setListenPort(address.port);
   // issue #8 (ssh): the SSH gateway. A taken port is logged, not fatal: the console still serves.
-  ssh = await startSshGateway({ config, access: container.instanceAccess, log: app.log, dataDir: config.dataDir }).catch((err: unknown) => {
+  ssh.gateway = await startSshGateway({ config, access: container.instanceAccess, log: app.log, dataDir: config.dataDir }).catch((err: unknown) => {
     app.log.error({ err, port: config.SSH_PORT }, `SSH gateway not started: ${err instanceof Error ? err.message : String(err)} (set SSH_PORT to a free port)`);
     return undefined;
   });
