@@ -21,7 +21,7 @@ export type FakeInstance = { id: string; tenantId: number; userId: number; runni
 export function createFakeSshAccess() {
   const instances = new Map<string, FakeInstance>();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'suanli-ssh-'));
-  const procs = new Set<{ kill(): void }>();
+  const procs = new Set<{ instanceId: string; kill(): void }>();
   const stats = { terminals: 0, execs: [] as (string | string[])[] };
 
   function spawnIn(inst: FakeInstance, argv: string[], env: Record<string, string> | undefined, pty: (TerminalOptions & { term?: string }) | undefined): ExecSession {
@@ -29,7 +29,7 @@ export function createFakeSshAccess() {
     const child = pty
       ? spawn('python3', [PTY_HELPER, String(pty.cols), String(pty.rows), ...argv], { cwd: inst.dir, env: baseEnv, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
       : spawn(argv[0]!, argv.slice(1), { cwd: inst.dir, env: baseEnv, stdio: ['pipe', 'pipe', 'pipe'] });
-    const entry = { kill: () => child.kill('SIGKILL') };
+    const entry = { instanceId: inst.id, kill: () => child.kill('SIGKILL') };
     procs.add(entry);
     const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
       child.once('close', (code, signal) => {
@@ -109,7 +109,7 @@ export function createFakeSshAccess() {
     stop(id: string) {
       const inst = instances.get(id);
       if (inst) inst.running = false;
-      for (const p of procs) p.kill();
+      for (const p of procs) if (p.instanceId === id) p.kill();
     },
     close() {
       for (const p of procs) p.kill();

@@ -16,10 +16,10 @@ import { createFakeSshAccess } from '../fakes/ssh-access.ts';
 
 const rsaKeys = generateRsaKeys();
 
-/** The real app with the fake InstanceAccess, listening on a loopback port (WebSockets need a socket). */
+/** The real app (rate limits on, as in production) with the fake InstanceAccess, listening on a loopback port (WebSockets need a socket). */
 async function shellApp(engine: Engine, clock = createTestClock(new Date())) {
   const fake = createFakeSshAccess();
-  const config = loadConfig({ CAPTCHA: 'off', RATE_LIMIT: 'off', DATA_DIR: '/nonexistent-test-data', LOG_LEVEL: 'silent', PORT: '0' });
+  const config = loadConfig({ CAPTCHA: 'off', RATE_LIMIT: 'on', DATA_DIR: '/nonexistent-test-data', LOG_LEVEL: 'silent', PORT: '0' });
   const database = await openTestDatabase(engine);
   const container = await createContainer(config, { database, sms: createFakeSms(), clock, rsaKeys: await rsaKeys, instanceAccess: fake.access });
   await seedDemo(container.db, () => {});

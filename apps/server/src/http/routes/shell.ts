@@ -102,6 +102,8 @@ export async function shellRoutes(app: App, deps: { shell: ShellService; publicU
     {
       websocket: true,
       schema: { hide: true },
+      // Strangers can knock with made-up tickets: cheap to refuse, but not unboundedly.
+      config: { rateLimit: { max: 120, timeWindow: '1 minute' } },
       // Refused before the upgrade: a page of another site gets a plain 403.
       preValidation: async (req) => {
         if (!originAllowed(req, deps.publicUrl)) throw forbidden('不允许从其他网站打开终端');
