@@ -11,7 +11,17 @@ import { conflict, notFound } from '../../src/lib/errors.ts';
 
 const PTY_HELPER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pty-helper.py');
 
-export type FakeInstance = { id: string; tenantId: number; userId: number; running: boolean; password: string; keys: string[]; dir: string };
+export type FakeInstance = {
+  id: string;
+  tenantId: number;
+  userId: number;
+  running: boolean;
+  password: string;
+  keys: string[];
+  /** Where the owner's keys come from instead of `keys` (e.g. the real SshKeyService). */
+  keysFrom?: () => Promise<string[]>;
+  dir: string;
+};
 
 /**
  * Test-only InstanceAccess: each "instance" is a temp directory on this host, and its shells and
@@ -57,7 +67,7 @@ export function createFakeSshAccess() {
       userId: inst.userId,
       running: inst.running,
       checkPassword: async (pw) => pw.length === inst.password.length && crypto.timingSafeEqual(Buffer.from(pw), Buffer.from(inst.password)),
-      publicKeys: async () => inst.keys,
+      publicKeys: async () => (inst.keysFrom ? inst.keysFrom() : inst.keys),
       exec: async (o: ExecOptions) => {
         stats.execs.push(o.command);
         const argv = typeof o.command === 'string' ? ['bash', '-c', o.command] : o.command;

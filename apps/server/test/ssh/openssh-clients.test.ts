@@ -6,6 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSshGateway, type SshGateway } from '../../src/ssh/gateway.ts';
 import { createFakeSshAccess, type FakeInstance } from '../fakes/ssh-access.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { createUser } from '../helpers/factories.ts';
 
 const run = promisify(execFile);
 
@@ -104,5 +106,25 @@ describe('SSH gateway with the OpenSSH clients', () => {
     }
     // The legacy protocol ran `scp -t` / `scp -f` through exec inside the instance.
     expect(fake.stats.execs.some((c) => typeof c === 'string' && /^scp .*-t/.test(c))).toBe(true);
+  });
+
+  it('logs in with a key added through POST /api/v1/pub_key/add, and no longer once it is deleted', async () => {
+    const t: TestApp = await buildTestApp();
+    try {
+      const { token, user } = await createUser(t);
+      const owner = { tenantId: user.tenantId, userId: user.id };
+      const viaApi = fake.add({ ...owner, keysFrom: () => t.container.sshKeys.linesOf(owner) });
+      const sshTo = (id: string) => client('ssh', [...common(), '-i', keys.other!, '-p', String(gw.port), `${id}@127.0.0.1`, 'echo via-api']);
+      expect((await sshTo(viaApi.id)).code).toBe(255);
+      const added = await t.request({ method: 'POST', url: '/api/v1/pub_key/add', token, payload: { key: fs.readFileSync(`${keys.other}.pub`, 'utf8') } });
+      expect(added.statusCode).toBe(200);
+      const ok = await sshTo(viaApi.id);
+      expect(ok.out, ok.err).toBe('via-api\n');
+      expect(ok.code).toBe(0);
+      await t.request({ method: 'POST', url: '/api/v1/pub_key/delete', token, payload: { id: added.json<{ data: { id: number } }>().data.id } });
+      expect((await sshTo(viaApi.id)).code).toBe(255);
+    } finally {
+      await t.close();
+    }
   });
 });
