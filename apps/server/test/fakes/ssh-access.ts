@@ -71,6 +71,7 @@ export function createFakeSshAccess() {
       exec: async (o: ExecOptions) => {
         stats.execs.push(o.command);
         const argv = typeof o.command === 'string' ? ['bash', '-c', o.command] : o.command;
+        if (argv[0]?.startsWith('/') && !fs.existsSync(argv[0])) throw new Error(`${argv[0]} is missing on this host (sftp needs Debian's openssh-sftp-server)`);
         return spawnIn(inst, argv, o.env, o.pty);
       },
       openTerminal: async (o: TerminalOptions) => openTerminal(inst, o),
