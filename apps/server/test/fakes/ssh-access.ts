@@ -63,6 +63,7 @@ export function createFakeSshAccess() {
   function targetOf(inst: FakeInstance): SshTarget {
     return {
       instanceId: inst.id,
+      name: `实例 ${inst.id.slice(-4)}`,
       tenantId: inst.tenantId,
       userId: inst.userId,
       running: inst.running,

@@ -149,7 +149,7 @@ describe('web shell WebSocket', () => {
     const s = openShell(h, (await newTicket()).url);
     await s.opened;
     await s.until(() => s.messages.some((m) => m.type === 'ready'));
-    expect(s.messages[0]).toEqual({ type: 'ready', instanceId: inst.id, instanceName: inst.id });
+    expect(s.messages[0]).toEqual({ type: 'ready', instanceId: inst.id, instanceName: `实例 ${inst.id.slice(-4)}` });
     s.send({ type: 'input', data: 'echo hel""lo-$((6*7))\r' });
     await s.until(() => s.output().includes('hello-42'));
     s.send({ type: 'resize', cols: 132, rows: 43 });

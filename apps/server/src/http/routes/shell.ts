@@ -178,7 +178,7 @@ export async function shellRoutes(app: App, deps: { shell: ShellService; publicU
         (t) => {
           if (closed) return t.close();
           term = t;
-          send({ type: 'ready', instanceId: claim.instanceId, instanceName: claim.instanceId });
+          send({ type: 'ready', instanceId: claim.instanceId, instanceName: claim.instanceName });
           for (const m of pending.splice(0)) handle(m);
           t.output.on('data', (chunk: Buffer) => {
             if (socket.readyState !== socket.OPEN) return;

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { SHELL_TICKET_TTL_SECONDS } from '@suanli/contract/shell';
 import type { Clock } from '../../lib/clock.ts';
 
-export type ShellTicketClaim = { tenantId: number; userId: number; instanceId: string };
+export type ShellTicketClaim = { tenantId: number; userId: number; instanceId: string; instanceName: string };
 
 /** Most tickets waiting at once in this process; beyond that the oldest are dropped. */
 const MAX_PENDING = 10_000;
@@ -46,7 +46,7 @@ export function createShellTicketStore(deps: { clock: Clock; ttlMs?: number }) {
       if (!entry) return null;
       pending.delete(key);
       if (entry.expiresAt <= deps.clock().getTime()) return null;
-      return { tenantId: entry.tenantId, userId: entry.userId, instanceId: entry.instanceId };
+      return { tenantId: entry.tenantId, userId: entry.userId, instanceId: entry.instanceId, instanceName: entry.instanceName };
     },
   };
 }

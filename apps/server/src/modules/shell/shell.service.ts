@@ -16,7 +16,7 @@ export function createShellService(deps: { access: InstanceAccess; tickets: Shel
       const target = await access.sshTarget(instanceId);
       if (!target || target.tenantId !== owner.tenantId || target.userId !== owner.userId) throw notFound('实例不存在');
       if (!target.running) throw conflict(NOT_RUNNING);
-      const { ticket, expiresAt } = tickets.issue({ ...owner, instanceId });
+      const { ticket, expiresAt } = tickets.issue({ ...owner, instanceId, instanceName: target.name ?? instanceId });
       return { ticket, url: `${SHELL_PATH}?ticket=${encodeURIComponent(ticket)}`, expiresAt: expiresAt.toISOString() };
     },
     /** Consumes a ticket of this tenant; null when unknown, used, expired or another tenant's. */
