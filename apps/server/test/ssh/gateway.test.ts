@@ -237,6 +237,24 @@ describe('SSH gateway: throttling and limits', () => {
     }
   });
 
+  it('counts per address across instances, and per instance across addresses; locks expire', () => {
+    let now = 0;
+    const t = createAuthThrottle({ now: () => now });
+    for (let i = 0; i < 5; i++) t.fail('10.0.0.9', `i-aaaaaaaaa${i}`);
+    expect(t.lockedFor('10.0.0.9', 'i-bbbbbbbbbb')).toBe(15 * 60_000);
+    expect(t.lockedFor('10.0.0.10', 'i-bbbbbbbbbb')).toBe(0);
+    for (let i = 0; i < 5; i++) t.fail(`10.1.0.${i}`, 'i-cccccccccc');
+    expect(t.lockedFor('10.2.0.1', 'i-cccccccccc')).toBe(15 * 60_000);
+    now += 15 * 60_000 + 1;
+    expect(t.lockedFor('10.0.0.9', 'i-bbbbbbbbbb')).toBe(0);
+    expect(t.lockedFor('10.2.0.1', 'i-cccccccccc')).toBe(0);
+    // Four failures spread over more than the window never lock.
+    for (let i = 0; i < 4; i++) t.fail('10.3.0.1', 'i-dddddddddd');
+    now += 16 * 60_000;
+    t.fail('10.3.0.1', 'i-dddddddddd');
+    expect(t.lockedFor('10.3.0.1', 'i-dddddddddd')).toBe(0);
+  });
+
   it('delays grow with each failure and are capped', () => {
     const t = createAuthThrottle({ now: () => 0 });
     const delays = Array.from({ length: 7 }, () => t.fail('10.0.0.1', 'i-aaaaaaaaaa'));
