@@ -17,6 +17,7 @@ import { benchJobs } from './jobs.ts';
 import { benchSettlement } from './settlement.ts'; // issue #8 (meter): one metering tick over 10,000 instances
 import { benchInstances } from './instances.ts'; // orders and instances (issue #8)
 import { benchCompute } from './compute.ts'; // issue #8: local driver start time
+import { benchShell } from './shell.ts'; // issue #8 (ssh): web shell keystroke echo
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -110,6 +111,11 @@ if (process.env.BENCH_ONLY === 'compute') {
   for (const line of await benchCompute()) console.log(line);
   process.exit(0);
 }
+// issue #8 (ssh): BENCH_ONLY=shell, web shell keystroke echo p50/p99 over loopback.
+if (process.env.BENCH_ONLY === 'shell') {
+  for (const line of await benchShell()) console.log(line);
+  process.exit(0);
+}
 if (process.env.BENCH_ONLY !== 'login') await userDetailRatio();
 await loginBundleBytes();
 if (process.env.BENCH_ONLY === 'login') process.exit(0);
@@ -119,3 +125,4 @@ for (const line of await benchJobs()) console.log(line);
 for (const line of await benchSettlement()) console.log(line); // issue #8 (meter)
 for (const line of await benchInstances(DURATION)) console.log(line); // orders and instances
 for (const line of await benchCompute()) console.log(line);
+for (const line of await benchShell()) console.log(line); // issue #8 (ssh)

@@ -34,6 +34,9 @@ import { billRoutes } from './http/routes/bill.ts';
 import { metricsRoutes, registerHttpMetrics } from './http/routes/metrics.ts';
 import { orderRoutes } from './http/routes/order.ts';
 import { instanceRoutes } from './http/routes/instance.ts';
+// issue #8 (ssh): SSH public keys and the web shell.
+import { sshKeyRoutes } from './http/routes/ssh-key.ts';
+import { shellRoutes } from './http/routes/shell.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
 
@@ -116,6 +119,9 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   orderRoutes(app, container.orders); // orders and instances
   instanceRoutes(app, container.instances);
   imageRoutes(app, container.images); // compute images (issue #8)
+  // issue #8 (ssh): SSH public keys, web shell ticket and WebSocket.
+  sshKeyRoutes(app, container.sshKeys);
+  await shellRoutes(app, { shell: container.shell, publicUrl: container.config.PUBLIC_URL });
 
   if (devInboxEnabled(container.smsInbox, container.config.trustProxy)) devInboxRoutes(app, container.smsInbox);
 

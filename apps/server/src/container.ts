@@ -41,6 +41,11 @@ import { createLocalDriver } from './adapters/compute/local.ts';
 import { createOrderService, ORDER_EXPIRE_EVERY_MS } from './modules/order/order.service.ts';
 // Compute images (issue #8, driver): root filesystems under $DATA_DIR/images, built by jobs.
 import { createImageService, IMAGE_BUILD_JOB, IMAGE_BUILD_JOB_OPTIONS } from './modules/image/image.service.ts';
+// issue #8 (ssh): SSH public keys, web shell tickets, the InstanceAccess the shell and SSH gateway use.
+import { createSshKeyService } from './modules/ssh-key/ssh-key.service.ts';
+import { createShellTicketStore } from './modules/shell/shell-ticket.store.ts';
+import { createShellService } from './modules/shell/shell.service.ts';
+import type { InstanceAccess } from './modules/instance/instance-access.ts';
 
 /**
  * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
@@ -62,6 +67,8 @@ export type ContainerOverrides = {
   meter?: MeterHooks;
   /** What metering asks of instances (arrears stops, releases); the instance service otherwise. */
   platform?: PlatformActions;
+  /** issue #8 (ssh): what the web shell and SSH gateway use (tests: test/fakes/ssh-access.ts); the instance service otherwise. */
+  instanceAccess?: InstanceAccess;
 };
 
 /** Composition root: database -> repositories -> adapters -> services. No DI framework. */
@@ -224,6 +231,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     instances,
     orders,
     images,
+    // issue #8 (ssh): public keys, web shell tickets and the instance access of the shell and SSH gateway.
+    sshKeys: createSshKeyService({ db, clock }),
+    instanceAccess: overrides.instanceAccess ?? instances,
+    shell: createShellService({ access: overrides.instanceAccess ?? instances, tickets: createShellTicketStore({ clock }) }),
     /** The port the server listens on, once known (PORT=0 picks one): payment URLs use it. */
     setListenPort(port: number) {
       listenPort = port;

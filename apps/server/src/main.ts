@@ -7,6 +7,7 @@ import { seedDemo } from './db/seed.ts';
 import { secureDataDir } from './lib/data-dir.ts';
 import { ensureHostDeps } from './lib/host-deps.ts';
 import { DEV_INBOX_NOTICE, DEV_INBOX_OFF_NOTICE, devInboxEnabled } from './http/routes/dev-inbox.ts';
+import { startSshGateway, type SshGateway } from './ssh/gateway.ts'; // issue #8 (ssh)
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -28,12 +29,14 @@ async function main() {
   app.log.info({ enqueued: await container.instances.recover() }, 'instance recovery');
   const jobs = container.startJobs(app.log);
 
+  const ssh: { gateway?: SshGateway } = {}; // issue #8 (ssh): started once HTTP listens, closed first on shutdown
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'draining');
     const force = setTimeout(() => process.exit(1), 15_000).unref();
+    await ssh.gateway?.close();
     await jobs?.stop();
     await app.close(); // stops accepting, lets in-flight requests finish
     await container.close();
@@ -46,6 +49,11 @@ async function main() {
   await app.listen({ port: config.PORT, host: config.HOST });
   const address = app.server.address();
   if (address && typeof address === 'object') container.setListenPort(address.port);
+  // issue #8 (ssh): the SSH gateway. A taken port is logged, not fatal: the console still serves.
+  ssh.gateway = await startSshGateway({ config, access: container.instanceAccess, log: app.log, dataDir: config.dataDir }).catch((err: unknown) => {
+    app.log.error({ err, port: config.SSH_PORT }, `SSH gateway not started: ${err instanceof Error ? err.message : String(err)} (set SSH_PORT to a free port)`);
+    return undefined;
+  });
   const sandboxed = await container.payments.sandboxTenants();
   if (sandboxed.length) {
     app.log.warn(

@@ -20,3 +20,5 @@ export const addPubKeyBody = z.strictObject({
   key: z.string({ error: '请输入公钥' }).trim().min(1, { error: '请输入公钥' }).max(16_384, { error: '公钥过长' }),
 });
 export const deletePubKeyBody = z.strictObject({ id: z.number({ error: '公钥 ID 必须是数字' }).int().min(1, { error: '公钥不存在' }).max(Number.MAX_SAFE_INTEGER, { error: '公钥不存在' }) });
+/** GET /api/v1/pub_key/list: all of the user's keys, oldest first. */
+export const pubKeyList = z.object({ list: z.array(pubKeyItem), total: z.number().int() });

@@ -17,6 +17,12 @@ function nonceOf(raw: IncomingMessage): string {
 
 export const scriptNonce = (req: FastifyRequest) => nonceOf(req.raw);
 
+/** ws:// and wss:// of the request's own host, when the Host header is a plain host[:port]. */
+function sameHostSockets(raw: IncomingMessage): string {
+  const host = raw.headers.host ?? '';
+  return /^[A-Za-z0-9.-]{1,253}(:\d{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$/.test(host) ? `ws://${host} wss://${host}` : '';
+}
+
 /**
  * For the few answers Fastify gives before any hook runs (a URL it can't decode): an error
  * envelope needs no script, style or frame.
@@ -56,7 +62,9 @@ export async function registerSecurityHeaders(app: FastifyInstance, opts: { publ
         'style-src': ["'self'", "'unsafe-inline'"],
         'img-src': ["'self'", 'data:', 'blob:', 'https:'],
         'font-src': ["'self'", 'data:'],
-        'connect-src': ["'self'"],
+        // The web shell's WebSocket (http/routes/shell.ts) to this same host; 'self' covers ws:/wss:
+        // only in CSP Level 3 browsers, so they are named too (issue #8).
+        'connect-src': ["'self'", (req) => sameHostSockets(req)],
         'object-src': ["'none'"],
         'form-action': ["'self'"],
         'frame-ancestors': ["'none'"],

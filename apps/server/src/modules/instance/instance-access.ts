@@ -19,6 +19,8 @@ export interface InstanceAccess {
 
 export type SshTarget = {
   instanceId: string;
+  /** The instance's display name (the web shell's `ready` frame); the id when absent. issue #8 (ssh). */
+  name?: string;
   tenantId: number;
   userId: number;
   running: boolean;
