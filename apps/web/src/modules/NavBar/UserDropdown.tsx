@@ -1,10 +1,12 @@
 import { Avatar, Button, Divider, Dropdown, Flex, Popconfirm, Tag, Typography } from 'antd';
 import { LogoutOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
 import type { UserDetail } from '@suanli/contract/user';
 import { formatMoney } from '@suanli/domain/format';
 import { useT } from '../../locales/i18n.ts';
 import { useLogout } from '../../api/queries/user.ts';
+import { instanceDashboardQuery } from '../../api/queries/compute.ts';
 import { pathOf } from '../../route-table.ts';
 import { displayName } from '../user-name.ts';
 
@@ -15,6 +17,9 @@ export function UserDropdown({ user }: { user: UserDetail }) {
   const { t } = useT();
   const navigate = useNavigate();
   const logout = useLogout();
+  // Issue #8: the count comes from the instance dashboard (the user detail's instanceNum predates instances).
+  const instances = useQuery(instanceDashboardQuery());
+  const instanceCount = instances.data?.total ?? (instances.isError ? user.instanceNum : undefined);
 
   const panel = (
     <div className="user-dropdown" data-testid="user-dropdown-panel" style={{ width: 320, padding: 16, background: '#fff', borderRadius: 8, boxShadow: '0 6px 16px rgba(0,0,0,.12)' }}>
@@ -62,7 +67,7 @@ export function UserDropdown({ user }: { user: UserDetail }) {
       <Flex justify="space-between" style={{ marginTop: 4 }}>
         <Typography.Text type="secondary">{t('nav.instanceCount')}</Typography.Text>
         <span data-testid="dropdown-instances">
-          {user.instanceNum} {t('nav.instanceUnit')}
+          {instanceCount ?? '—'} {t('nav.instanceUnit')}
         </span>
       </Flex>
       <Divider style={{ margin: '12px 0' }} />

@@ -141,7 +141,8 @@ export class ShellConnection {
         }
         return;
       }
-      if (ev.data instanceof ArrayBuffer) this.events.onOutput(new Uint8Array(ev.data));
+      // By tag, not instanceof: an ArrayBuffer from another realm (a test's, a worker's) is one too.
+      if (Object.prototype.toString.call(ev.data) === '[object ArrayBuffer]') this.events.onOutput(new Uint8Array(ev.data as ArrayBuffer));
       else if (ArrayBuffer.isView(ev.data)) this.events.onOutput(new Uint8Array(ev.data.buffer, ev.data.byteOffset, ev.data.byteLength));
     };
     socket.onerror = () => {
