@@ -34,6 +34,16 @@ const PAGES: { path: string; host?: 'starlake' | 'partner'; signedOut?: boolean 
   { path: '/center/expense/incomeExpend' },
   { path: '/recharge/index' },
   { path: '/operate/home' },
+  // Issue #8: the compute rental pages (the ids need not exist: each shows its empty or error state).
+  { path: '/market/index' },
+  { path: '/market/create' },
+  { path: '/market/orderdetail' },
+  { path: '/center/control/index' },
+  { path: '/center/ssh/control' },
+  { path: '/center/expense/check' },
+  { path: '/center/expense/order/order' },
+  { path: '/center/expense/order/orderDetail' },
+  { path: '/shell' },
   { path: '/no-such-page' },
 ];
 const DICTS = { 'zh-CN': zh, 'en-US': en } as const;

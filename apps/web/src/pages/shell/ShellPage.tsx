@@ -113,10 +113,6 @@ function Shell({ instanceId }: { instanceId: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [instanceId]);
 
-  useEffect(() => {
-    document.title = `${name ?? instanceId} - ${t('compute.shell.title')}`;
-  }, [name, instanceId, t]);
-
   const copy = async () => {
     const text = term.current?.getSelection() ?? '';
     try {

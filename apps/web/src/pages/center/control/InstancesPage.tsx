@@ -51,7 +51,7 @@ function SshCell({ inst }: { inst: InstanceItem }) {
   const tips: [string, string] = [t('compute.instances.copy'), t('compute.instances.copied')];
   return (
     <Flex vertical gap={2} style={{ minWidth: 0, fontSize: 12 }}>
-      <Typography.Text copyable={{ text: inst.ssh.command, tooltips: tips }} style={{ fontSize: 12, fontFamily: 'monospace' }} data-testid="instance-ssh-command">
+      <Typography.Text copyable={{ text: inst.ssh.command, tooltips: tips }} style={{ fontSize: 12, fontFamily: 'monospace', wordBreak: 'break-all' }} data-testid="instance-ssh-command">
         {inst.ssh.command}
       </Typography.Text>
       <Flex align="center" gap={4}>
