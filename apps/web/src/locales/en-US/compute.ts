@@ -140,7 +140,6 @@ export default {
     total: '{total} instances',
     colName: 'Instance',
     colStatus: 'Status',
-    colSpec: 'Specs',
     colCharge: 'Billing',
     colSsh: 'Login',
     colActions: 'Actions',

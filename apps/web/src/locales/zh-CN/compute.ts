@@ -138,7 +138,6 @@ export default {
     total: '共 {total} 个实例',
     colName: '实例',
     colStatus: '状态',
-    colSpec: '配置',
     colCharge: '计费',
     colSsh: '登录信息',
     colActions: '操作',

@@ -166,7 +166,7 @@ export function InstancesPage() {
     {
       title: t('compute.instances.colName'),
       key: 'name',
-      width: 220,
+      width: 250,
       render: (_v, inst) => (
         <Flex vertical gap={2} style={{ minWidth: 0 }}>
           <Space size={4} wrap>
@@ -182,6 +182,10 @@ export function InstancesPage() {
           <Typography.Text type="secondary" style={{ fontSize: 12 }} copyable={{ text: inst.id, tooltips: [t('compute.instances.copy'), t('compute.instances.copied')] }} data-testid="instance-id">
             {inst.id}
           </Typography.Text>
+          <span style={{ fontSize: 12 }}>{t('compute.instances.gpuSpec', { gpu: inst.gpuTypeName, count: inst.gpuCount })}</span>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            {t('compute.instances.spec', { cpu: inst.cpuCores, mem: inst.memoryGb, disk: inst.dataDiskGb })}
+          </Typography.Text>
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
             <ServerText>{inst.datacenterName}</ServerText> · <ServerText>{inst.imageName}</ServerText>
           </Typography.Text>
@@ -191,7 +195,7 @@ export function InstancesPage() {
     {
       title: t('compute.instances.colStatus'),
       key: 'status',
-      width: 130,
+      width: 120,
       render: (_v, inst) => (
         <Flex vertical gap={2}>
           <Badge status={STATUS_COLOR[inst.status] as 'success'} text={<span data-testid="instance-status" data-status={inst.status}>{t(`compute.instanceStatuses.${inst.status}`)}</span>} />
@@ -203,25 +207,12 @@ export function InstancesPage() {
         </Flex>
       ),
     },
-    {
-      title: t('compute.instances.colSpec'),
-      key: 'spec',
-      width: 200,
-      render: (_v, inst) => (
-        <Flex vertical gap={2} style={{ fontSize: 12 }}>
-          <span>{t('compute.instances.gpuSpec', { gpu: inst.gpuTypeName, count: inst.gpuCount })}</span>
-          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-            {t('compute.instances.spec', { cpu: inst.cpuCores, mem: inst.memoryGb, disk: inst.dataDiskGb })}
-          </Typography.Text>
-        </Flex>
-      ),
-    },
-    { title: t('compute.instances.colCharge'), key: 'charge', width: 200, render: (_v, inst) => <ChargeCell inst={inst} /> },
-    { title: t('compute.instances.colSsh'), key: 'ssh', width: 280, render: (_v, inst) => <SshCell inst={inst} /> },
+    { title: t('compute.instances.colCharge'), key: 'charge', width: 180, render: (_v, inst) => <ChargeCell inst={inst} /> },
+    { title: t('compute.instances.colSsh'), key: 'ssh', width: 240, render: (_v, inst) => <SshCell inst={inst} /> },
     {
       title: t('compute.instances.colActions'),
       key: 'actions',
-      width: 230,
+      width: 200,
       fixed: 'right',
       render: (_v, inst) => {
         const can = allowed(inst.status);
@@ -366,7 +357,7 @@ export function InstancesPage() {
             columns={columns}
             dataSource={list.data?.list ?? []}
             loading={list.isPending}
-            scroll={{ x: 1260 }}
+            scroll={{ x: 990 }}
             locale={{
               emptyText: list.isPending ? (
                 <div style={{ height: 96 }} />
