@@ -12,14 +12,20 @@ import { displayName } from '../user-name.ts';
 
 const RECHARGE_PATH = pathOf('recharge');
 
+/**
+ * Issue #8: the count from GET /api/v1/dashboard/common/instance (data.total), asked when the
+ * panel opens; the user detail's own figure only if that call fails.
+ */
+function InstanceCount({ fallback }: { fallback: number }) {
+  const instances = useQuery(instanceDashboardQuery());
+  return <>{instances.data?.total ?? (instances.isError ? fallback : '—')}</>;
+}
+
 /** SPEC §2 user dropdown: name, real-name badge, ID, balance with recharge, frozen 0, instances, log out. */
 export function UserDropdown({ user }: { user: UserDetail }) {
   const { t } = useT();
   const navigate = useNavigate();
   const logout = useLogout();
-  // Issue #8: the count comes from the instance dashboard (the user detail's instanceNum predates instances).
-  const instances = useQuery(instanceDashboardQuery());
-  const instanceCount = instances.data?.total ?? (instances.isError ? user.instanceNum : undefined);
 
   const panel = (
     <div className="user-dropdown" data-testid="user-dropdown-panel" style={{ width: 320, padding: 16, background: '#fff', borderRadius: 8, boxShadow: '0 6px 16px rgba(0,0,0,.12)' }}>
@@ -67,7 +73,7 @@ export function UserDropdown({ user }: { user: UserDetail }) {
       <Flex justify="space-between" style={{ marginTop: 4 }}>
         <Typography.Text type="secondary">{t('nav.instanceCount')}</Typography.Text>
         <span data-testid="dropdown-instances">
-          {instanceCount ?? '—'} {t('nav.instanceUnit')}
+          <InstanceCount fallback={user.instanceNum} /> {t('nav.instanceUnit')}
         </span>
       </Flex>
       <Divider style={{ margin: '12px 0' }} />
