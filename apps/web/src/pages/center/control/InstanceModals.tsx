@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Form, Input, Modal, Radio, Flex, Typography } from 'antd';
+import { Alert, Form, Input, Modal, Radio, Flex, Typography, type ButtonProps } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import type { InstanceItem } from '@suanli/contract/instance';
 import { instancePassword } from '@suanli/contract/instance';
@@ -39,12 +39,13 @@ export function ReleaseModal({ instance, onClose }: Props) {
   const [typed, setTyped] = useState('');
   const { action, run } = useDialogAction(onClose);
   const matches = typed.trim() === instance.name;
+  const okProps: ButtonProps & { 'data-testid': string } = { danger: true, disabled: !matches, 'data-testid': 'release-ok' };
   return (
     <Modal
       open
       title={t('compute.instances.releaseTitle', { name: instance.name })}
       okText={t('compute.instances.releaseOk')}
-      okButtonProps={{ danger: true, disabled: !matches, 'data-testid': 'release-ok' } as never}
+      okButtonProps={okProps}
       cancelText={t('common.cancel')}
       confirmLoading={action.isPending}
       onOk={() => matches && run({ kind: 'release', instanceId: instance.id })}

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Avatar, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Typography } from 'antd';
-import { CloudServerOutlined, CustomerServiceOutlined, QuestionCircleOutlined, SafetyOutlined, UserOutlined, WalletOutlined } from '@ant-design/icons';
+import { CloudServerOutlined, CustomerServiceOutlined, KeyOutlined, QuestionCircleOutlined, SafetyOutlined, ShopOutlined, UserOutlined, WalletOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import type { UserDetail } from '@suanli/contract/user';
@@ -59,6 +59,10 @@ function InstancesCard() {
 type Shortcut = { key: string; title: MessageKey; icon: ReactNode; to: string };
 
 const SHORTCUTS: Shortcut[] = [
+  // Issue #8
+  { key: 'market', title: 'nav.market', icon: <ShopOutlined />, to: '/market/index' },
+  { key: 'instances', title: 'compute.instances.title', icon: <CloudServerOutlined />, to: '/center/control/index' },
+  { key: 'sshKeys', title: 'compute.sshKeys.title', icon: <KeyOutlined />, to: '/center/ssh/control' },
   { key: 'security', title: 'center.home.security', icon: <SafetyOutlined />, to: '/center/user/safe' },
   { key: 'help', title: 'center.home.help', icon: <QuestionCircleOutlined />, to: '/help' },
   { key: 'contact', title: 'center.home.contact', icon: <CustomerServiceOutlined />, to: '/contact' },
