@@ -36,6 +36,8 @@ export type Harness = {
   container: Container;
   app: FastifyInstance;
   port: number;
+  /** Issue #8: the SSH gateway's port when started with `{ ssh: true }`, else 0. */
+  sshPort: number;
   browser: Browser;
   url(host: keyof typeof HOSTS, pathname: string): string;
   newPage(opts?: { width?: number; height?: number }): Promise<{ context: BrowserContext; page: Page }>;
@@ -47,12 +49,15 @@ export type Harness = {
  * a captcha's answer or an SMS code) on a free loopback port with a fresh data dir, serving the
  * built web app, and launches Chromium.
  */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, opts: { ssh?: boolean } = {}): Promise<Harness> {
   if (!fs.existsSync(path.join(WEB_DIST, 'index.html'))) throw new Error('web app not built: run `npm run build` first');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'suanli-e2e-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', CAPTCHA: 'off', ...env });
+  // Issue #8: SSH_PORT=0 so an SSH gateway, when started, takes a free port.
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', CAPTCHA: 'off', SSH_PORT: '0', ...env });
   const container = await createContainer(config);
   await seedDemo(container.db, () => {});
+  // Issue #8 (web helper; LEAD: check at merge): the image ready at once that `npm start` seeds.
+  await (container as unknown as { images?: { ensureSeeded?: () => Promise<unknown> } }).images?.ensureSeeded?.();
   for (const [code, host] of Object.entries(HOSTS)) {
     const [tenant] = await container.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.code, code));
     if (tenant) await container.db.insert(tenantHosts).values({ host, tenantId: tenant.id }).onConflictDoNothing();
@@ -64,6 +69,10 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   // Payment URLs (the sandbox cashier, its notifications) are built on the port the server listens on.
   container.setListenPort(port);
   const jobs = container.startJobs(app.log);
+  // Issue #8 (web helper; LEAD: point this at the ssh helper's gateway entry at merge): the SSH
+  // gateway on a free port, for ssh.e2e. Expected: ssh/gateway.ts exports
+  // startSshGateway(container, config) -> { port, close() }.
+  const ssh = opts.ssh ? await startSshGateway(container, config) : null;
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -84,6 +93,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     container,
     app,
     port,
+    sshPort: ssh?.port ?? 0,
     browser,
     url: (host, pathname) => `http://${HOSTS[host]}:${port}${pathname}`,
     async newPage({ width = 1440, height = 900 } = {}) {
@@ -96,6 +106,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     },
     async close() {
       await browser.close();
+      await ssh?.close();
       await jobs.stop();
       await app.close();
       await container.close();
@@ -103,6 +114,15 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       if (cspViolations.length) throw new Error(`Content-Security-Policy violations:\n${cspViolations.join('\n')}`);
     },
   };
+}
+
+type SshGateway = { port: number; close(): Promise<void> };
+/** Issue #8: loads the gateway by path at run time, so this file compiles before the gateway exists. */
+async function startSshGateway(container: Container, config: ReturnType<typeof loadConfig>): Promise<SshGateway> {
+  const modulePath = '../../server/src/ssh/gateway.ts';
+  const mod = (await import(/* @vite-ignore */ modulePath)) as { startSshGateway?: (c: Container, cfg: typeof config) => Promise<SshGateway> };
+  if (!mod.startSshGateway) throw new Error(`${modulePath} has no startSshGateway(container, config): wire the harness to the SSH gateway`);
+  return mod.startSshGateway(container, config);
 }
 
 /** Where screenshots go (ignored by git); tests save pages there for a person to look at. */

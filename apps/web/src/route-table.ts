@@ -9,7 +9,7 @@ import type { MessageKey } from './locales/i18n.ts';
 
 /** The frame a page renders in: none (sign-in screens), the public site, or the /center console. */
 export type RouteFrame = 'bare' | 'site' | 'center';
-export type CenterMenuIcon = 'home' | 'safe' | 'expense';
+export type CenterMenuIcon = 'home' | 'safe' | 'expense' | 'instance' | 'key' | 'bill' | 'order';
 
 export type AppRoute = {
   name: string;
@@ -36,9 +36,21 @@ export const appRoutes = [
   { name: 'rechargeSuccess', path: '/recharge/success', title: 'wallet.recharge.resultTitle', frame: 'site' },
   { name: 'rechargeFailure', path: '/recharge/failure', title: 'wallet.recharge.resultTitle', frame: 'site' },
   { name: 'rechargeTimeout', path: '/recharge/timeout', title: 'wallet.recharge.resultTitle', frame: 'site' },
+  // Issue #8: the compute market, ordering and the web shell.
+  { name: 'market', path: '/market/index', title: 'compute.market.title', frame: 'site' },
+  { name: 'marketCreate', path: '/market/create', title: 'compute.create.title', frame: 'site' },
+  { name: 'controlCreate', path: '/control/create', title: 'compute.create.title', frame: 'site' },
+  { name: 'orderCheck', path: '/market/orderdetail', title: 'compute.check.title', frame: 'site' },
+  { name: 'webshell', path: '/shell', title: 'compute.shell.title', frame: 'bare' },
   { name: 'centerHome', path: '/center/home', title: 'center.menu.home', frame: 'center', affix: true, centerMenu: { order: 1, icon: 'home' } },
-  { name: 'userSafe', path: '/center/user/safe', title: 'center.menu.safe', frame: 'center', centerMenu: { order: 3, icon: 'safe' } },
-  { name: 'incomeExpend', path: '/center/expense/incomeExpend', title: 'wallet.menu.incomeExpend', frame: 'center', centerMenu: { order: 2, icon: 'expense' } },
+  { name: 'userSafe', path: '/center/user/safe', title: 'center.menu.safe', frame: 'center', centerMenu: { order: 8, icon: 'safe' } },
+  { name: 'incomeExpend', path: '/center/expense/incomeExpend', title: 'wallet.menu.incomeExpend', frame: 'center', centerMenu: { order: 5, icon: 'expense' } },
+  { name: 'centerControl', path: '/center/control/index', title: 'compute.instances.title', frame: 'center', centerMenu: { order: 2, icon: 'instance' } },
+  { name: 'sshKeys', path: '/center/ssh/control', title: 'compute.sshKeys.title', frame: 'center', centerMenu: { order: 3, icon: 'key' } },
+  { name: 'controlSshKeys', path: '/center/control/control', title: 'compute.sshKeys.title', frame: 'center' },
+  { name: 'bills', path: '/center/expense/check', title: 'compute.bills.title', frame: 'center', centerMenu: { order: 6, icon: 'bill' } },
+  { name: 'orders', path: '/center/expense/order/order', title: 'compute.orders.title', frame: 'center', centerMenu: { order: 7, icon: 'order' } },
+  { name: 'orderDetail', path: '/center/expense/order/orderDetail', title: 'compute.orders.detailTitle', frame: 'center' },
   { name: 'onlyCom', path: '/center/onlyCom', title: 'center.onlyComTitle', frame: 'center' },
   { name: 'operateHome', path: '/operate/home', title: 'site.operate.title', frame: 'bare' },
 ] as const satisfies readonly AppRoute[];
@@ -50,6 +62,11 @@ export const routeRedirects: Readonly<Record<string, string>> = {
   '/center': '/center/home',
   '/center/user': '/center/user/safe',
   '/center/expense': '/center/expense/incomeExpend',
+  // Issue #8
+  '/control': '/center/control',
+  '/center/control': '/center/control/index',
+  '/center/ssh': '/center/ssh/control',
+  '/center/expense/order': '/center/expense/order/order',
 };
 
 /** What any other path shows. */

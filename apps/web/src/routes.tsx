@@ -34,6 +34,17 @@ const pages: Record<RouteName, LazyExoticComponent<ComponentType>> = {
   incomeExpend: page(() => import('./pages/center/expense/IncomeExpendPage.tsx'), 'IncomeExpendPage'),
   onlyCom: page(() => import('./pages/center/OnlyComPage.tsx'), 'OnlyComPage'),
   operateHome: page(() => import('./pages/operate/OperateHomePage.tsx'), 'OperateHomePage'),
+  market: page(() => import('./pages/market/MarketPage.tsx'), 'MarketPage'),
+  marketCreate: page(() => import('./pages/market/CreateInstancePage.tsx'), 'CreateInstancePage'),
+  controlCreate: page(() => import('./pages/market/CreateInstancePage.tsx'), 'CreateInstancePage'),
+  orderCheck: page(() => import('./pages/market/OrderCheckPage.tsx'), 'OrderCheckPage'),
+  webshell: page(() => import('./pages/shell/ShellPage.tsx'), 'ShellPage'),
+  centerControl: page(() => import('./pages/center/control/InstancesPage.tsx'), 'InstancesPage'),
+  sshKeys: page(() => import('./pages/center/ssh/SshKeysPage.tsx'), 'SshKeysPage'),
+  controlSshKeys: page(() => import('./pages/center/ssh/SshKeysPage.tsx'), 'SshKeysPage'),
+  bills: page(() => import('./pages/center/expense/BillsPage.tsx'), 'BillsPage'),
+  orders: page(() => import('./pages/center/expense/OrdersPage.tsx'), 'OrdersPage'),
+  orderDetail: page(() => import('./pages/center/expense/OrderDetailPage.tsx'), 'OrderDetailPage'),
 };
 
 const RootLayout = page(() => import('./pages/layout/RootLayout.tsx'), 'RootLayout');

@@ -9,6 +9,7 @@ import captcha from './captcha.ts';
 import safe from './safe.ts';
 import site from './site.ts';
 import wallet from './wallet.ts';
+import compute from './compute.ts';
 
 /** English, loaded only when chosen: most visitors never download it. */
-export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site, wallet };
+export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site, wallet, compute };

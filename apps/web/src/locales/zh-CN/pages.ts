@@ -5,6 +5,7 @@ import datahub from './datahub.ts';
 import safe from './safe.ts';
 import site from './site.ts';
 import wallet from './wallet.ts';
+import compute from './compute.ts';
 
 /** The namespaces the sign-in screens don't use: one chunk, loaded with the first other page. */
-export default { home, help, center, datahub, safe, site, wallet };
+export default { home, help, center, datahub, safe, site, wallet, compute };

@@ -1,14 +1,25 @@
 import { Avatar, Button, Divider, Dropdown, Flex, Popconfirm, Tag, Typography } from 'antd';
 import { LogoutOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { useNavigate } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
 import type { UserDetail } from '@suanli/contract/user';
 import { formatMoney } from '@suanli/domain/format';
 import { useT } from '../../locales/i18n.ts';
 import { useLogout } from '../../api/queries/user.ts';
+import { instanceDashboardQuery } from '../../api/queries/compute.ts';
 import { pathOf } from '../../route-table.ts';
 import { displayName } from '../user-name.ts';
 
 const RECHARGE_PATH = pathOf('recharge');
+
+/**
+ * Issue #8: the count from GET /api/v1/dashboard/common/instance (data.total), asked when the
+ * panel opens; the user detail's own figure only if that call fails.
+ */
+function InstanceCount({ fallback }: { fallback: number }) {
+  const instances = useQuery(instanceDashboardQuery());
+  return <>{instances.data?.total ?? (instances.isError ? fallback : '—')}</>;
+}
 
 /** SPEC §2 user dropdown: name, real-name badge, ID, balance with recharge, frozen 0, instances, log out. */
 export function UserDropdown({ user }: { user: UserDetail }) {
@@ -62,7 +73,7 @@ export function UserDropdown({ user }: { user: UserDetail }) {
       <Flex justify="space-between" style={{ marginTop: 4 }}>
         <Typography.Text type="secondary">{t('nav.instanceCount')}</Typography.Text>
         <span data-testid="dropdown-instances">
-          {user.instanceNum} {t('nav.instanceUnit')}
+          <InstanceCount fallback={user.instanceNum} /> {t('nav.instanceUnit')}
         </span>
       </Flex>
       <Divider style={{ margin: '12px 0' }} />

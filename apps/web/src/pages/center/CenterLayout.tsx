@@ -1,13 +1,21 @@
 import { Suspense, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { Layout, Menu, Spin } from 'antd';
-import { AccountBookOutlined, CloseOutlined, HomeOutlined, SafetyOutlined } from '@ant-design/icons';
+import { AccountBookOutlined, CloseOutlined, CloudServerOutlined, FileTextOutlined, HomeOutlined, KeyOutlined, ProfileOutlined, SafetyOutlined } from '@ant-design/icons';
 import { Outlet, useLocation, useNavigate } from 'react-router';
 import { NavBar } from '../../modules/NavBar/NavBar.tsx';
 import { centerMenu, findRoute, pathOf, type AppRoute } from '../../route-table.ts';
 import { useT } from '../../locales/i18n.ts';
 import styles from './CenterLayout.module.css';
 
-const ICONS = { home: <HomeOutlined />, safe: <SafetyOutlined />, expense: <AccountBookOutlined /> };
+const ICONS = {
+  home: <HomeOutlined />,
+  safe: <SafetyOutlined />,
+  expense: <AccountBookOutlined />,
+  instance: <CloudServerOutlined />,
+  key: <KeyOutlined />,
+  bill: <FileTextOutlined />,
+  order: <ProfileOutlined />,
+};
 const TABS_KEY = 'center-tabs';
 const HOME = pathOf('centerHome');
 

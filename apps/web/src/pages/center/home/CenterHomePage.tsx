@@ -1,12 +1,13 @@
 import type { ReactNode } from 'react';
 import { Avatar, Button, Card, Col, Descriptions, Flex, Result, Row, Skeleton, Space, Tag, Typography } from 'antd';
-import { CloudServerOutlined, CustomerServiceOutlined, QuestionCircleOutlined, SafetyOutlined, UserOutlined, WalletOutlined } from '@ant-design/icons';
+import { CloudServerOutlined, CustomerServiceOutlined, KeyOutlined, QuestionCircleOutlined, SafetyOutlined, ShopOutlined, UserOutlined, WalletOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import type { UserDetail } from '@suanli/contract/user';
 import { maskPhone } from '@suanli/domain/account-rules';
 import { formatDateTime, formatMoney } from '@suanli/domain/format';
 import { userDetailQuery } from '../../../api/queries/user.ts';
+import { instanceDashboardQuery } from '../../../api/queries/compute.ts';
 import { getErrorMessage } from '../../../api/errors.ts';
 import { useT, type MessageKey } from '../../../locales/i18n.ts';
 import { useTenant } from '../../../modules/tenant.tsx';
@@ -15,10 +16,53 @@ import { isRouteAvailable, pathOf } from '../../../route-table.ts';
 import styles from './CenterHomePage.module.css';
 
 const RECHARGE_PATH = pathOf('recharge');
+const INSTANCES_PATH = pathOf('centerControl');
+
+/** Issue #8: the instance card from GET /api/v1/dashboard/common/instance. */
+function InstancesCard() {
+  const { t } = useT();
+  const navigate = useNavigate();
+  const dash = useQuery(instanceDashboardQuery());
+  return (
+    <Card title={<Space><CloudServerOutlined />{t('center.home.instances')}</Space>} style={{ height: '100%' }} data-testid="home-instances-card">
+      {dash.isPending ? (
+        <Skeleton active paragraph={{ rows: 1 }} />
+      ) : dash.isError ? (
+        <Flex align="center" gap={8} wrap>
+          <Typography.Text type="danger">{t('compute.dashboard.loadFailed')}</Typography.Text>
+          <Button size="small" onClick={() => void dash.refetch()} loading={dash.isFetching}>
+            {t('common.retry')}
+          </Button>
+        </Flex>
+      ) : (
+        <>
+          <div className={styles.figure} data-testid="home-instances-total">
+            {t('center.home.instancesRunning', { count: dash.data.total })}
+          </div>
+          <Space size={4} wrap style={{ marginBottom: 8 }}>
+            <Tag color="success">{t('compute.dashboard.running', { count: dash.data.running })}</Tag>
+            <Tag>{t('compute.dashboard.stopped', { count: dash.data.stopped })}</Tag>
+            {dash.data.expiringSoon > 0 && <Tag color="warning">{t('compute.dashboard.expiring', { count: dash.data.expiringSoon })}</Tag>}
+          </Space>
+        </>
+      )}
+      <Flex justify="space-between" align="center" gap={8} wrap>
+        <Typography.Text type="secondary">{t('safe.home.instancesHint')}</Typography.Text>
+        <Button onClick={() => navigate(INSTANCES_PATH)} data-testid="home-instances-manage">
+          {t('compute.dashboard.manage')}
+        </Button>
+      </Flex>
+    </Card>
+  );
+}
 
 type Shortcut = { key: string; title: MessageKey; icon: ReactNode; to: string };
 
 const SHORTCUTS: Shortcut[] = [
+  // Issue #8
+  { key: 'market', title: 'nav.market', icon: <ShopOutlined />, to: '/market/index' },
+  { key: 'instances', title: 'compute.instances.title', icon: <CloudServerOutlined />, to: '/center/control/index' },
+  { key: 'sshKeys', title: 'compute.sshKeys.title', icon: <KeyOutlined />, to: '/center/ssh/control' },
   { key: 'security', title: 'center.home.security', icon: <SafetyOutlined />, to: '/center/user/safe' },
   { key: 'help', title: 'center.home.help', icon: <QuestionCircleOutlined />, to: '/help' },
   { key: 'contact', title: 'center.home.contact', icon: <CustomerServiceOutlined />, to: '/contact' },
@@ -73,10 +117,7 @@ function Dashboard({ user }: { user: UserDetail }) {
       </Col>
 
       <Col xs={24} md={12} xl={8}>
-        <Card title={<Space><CloudServerOutlined />{t('center.home.instances')}</Space>} style={{ height: '100%' }} data-testid="home-instances-card">
-          <div className={styles.figure}>{t('center.home.instancesRunning', { count: user.instanceNum })}</div>
-          <Typography.Text type="secondary">{t('safe.home.instancesHint')}</Typography.Text>
-        </Card>
+        <InstancesCard />
       </Col>
 
       <Col xs={24} xl={8}>

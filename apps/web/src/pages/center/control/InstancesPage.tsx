@@ -1,0 +1,390 @@
+import { useState } from 'react';
+import { Badge, Button, Card, Dropdown, Empty, Flex, Input, Result, Select, Space, Table, Tabs, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { CodeOutlined, EyeInvisibleOutlined, EyeOutlined, MoreOutlined, PlusOutlined, PoweroffOutlined, ReloadOutlined, ExperimentOutlined, CaretRightOutlined } from '@ant-design/icons';
+import { useQuery } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import type { InstanceItem, InstanceStatus } from '@suanli/contract/instance';
+import type { ChargeType } from '@suanli/contract/order';
+import { formatDateTime, formatMoney } from '@suanli/domain/format';
+import { TRANSITIONAL, instancesPageQuery, statusTagsQuery, useInstanceAction, type InstanceAction } from '../../../api/queries/compute.ts';
+import { getErrorMessage } from '../../../api/errors.ts';
+import { useFeedback } from '../../../modules/feedback.ts';
+import { useScrollRegion } from '../../../modules/useScrollRegion.ts';
+import { useT } from '../../../locales/i18n.ts';
+import { pathOf } from '../../../route-table.ts';
+import { ServerText } from '../../market/ServerText.tsx';
+import { chargeLabel } from '../../market/labels.ts';
+import { InstanceModal, type ModalKind } from './InstanceModals.tsx';
+
+const MARKET_PATH = pathOf('market');
+const SHELL_PATH = pathOf('webshell');
+
+const STATUS_COLOR: Record<InstanceStatus, string> = {
+  creating: 'processing',
+  starting: 'processing',
+  running: 'success',
+  stopping: 'processing',
+  stopped: 'default',
+  releasing: 'warning',
+  released: 'default',
+  failed: 'error',
+};
+
+/** Which actions an instance in a status offers. */
+export function allowed(status: InstanceStatus) {
+  const settled = status === 'running' || status === 'stopped' || status === 'failed';
+  return {
+    powerOn: status === 'stopped' || status === 'failed',
+    powerOff: status === 'running',
+    shell: status === 'running',
+    release: settled,
+    rename: status !== 'released' && status !== 'releasing',
+    password: settled,
+    init: status === 'stopped' || status === 'running',
+    changeImage: status === 'stopped',
+  };
+}
+
+function SshCell({ inst }: { inst: InstanceItem }) {
+  const { t } = useT();
+  const [shown, setShown] = useState(false);
+  const tips: [string, string] = [t('compute.instances.copy'), t('compute.instances.copied')];
+  return (
+    <Flex vertical gap={2} style={{ minWidth: 0, fontSize: 12 }}>
+      <Typography.Text copyable={{ text: inst.ssh.command, tooltips: tips }} style={{ fontSize: 12, fontFamily: 'monospace', wordBreak: 'break-all' }} data-testid="instance-ssh-command">
+        {inst.ssh.command}
+      </Typography.Text>
+      <Flex align="center" gap={4}>
+        <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+          {t('compute.instances.password')}
+        </Typography.Text>
+        <Typography.Text copyable={{ text: inst.password, tooltips: tips }} style={{ fontSize: 12, fontFamily: 'monospace' }} data-testid="instance-password">
+          {shown ? inst.password : '••••••••'}
+        </Typography.Text>
+        <Button
+          type="text"
+          size="small"
+          icon={shown ? <EyeInvisibleOutlined /> : <EyeOutlined />}
+          aria-label={shown ? t('compute.instances.hide') : t('compute.instances.reveal')}
+          aria-pressed={shown}
+          onClick={() => setShown((v) => !v)}
+          data-testid="instance-password-toggle"
+        />
+      </Flex>
+    </Flex>
+  );
+}
+
+function ChargeCell({ inst }: { inst: InstanceItem }) {
+  const { t } = useT();
+  return (
+    <Flex vertical gap={2} style={{ fontSize: 12 }}>
+      <span>{chargeLabel(inst.chargeType, inst.period)}</span>
+      {inst.chargeType === 'payg' ? (
+        <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+          {t('compute.instances.hourly', { amount: formatMoney(inst.hourly) })}
+        </Typography.Text>
+      ) : (
+        inst.expiresAt && (
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            {t('compute.instances.expiresAt', { time: formatDateTime(inst.expiresAt) })}
+          </Typography.Text>
+        )
+      )}
+      {inst.releaseAt ? (
+        <Typography.Text type="danger" style={{ fontSize: 12 }} data-testid="instance-release-warning">
+          {inst.status === 'stopped' ? t('compute.instances.releaseWarning', { time: formatDateTime(inst.releaseAt) }) : t('compute.instances.releaseAt', { time: formatDateTime(inst.releaseAt) })}
+        </Typography.Text>
+      ) : (
+        inst.chargeType === 'prepaid' &&
+        inst.expiresAt &&
+        Date.parse(inst.expiresAt) - Date.now() < 3 * 86_400_000 && (
+          <Typography.Text type="warning" style={{ fontSize: 12 }} data-testid="instance-expiry-warning">
+            {t('compute.instances.expiryWarning', { time: formatDateTime(inst.expiresAt) })}
+          </Typography.Text>
+        )
+      )}
+    </Flex>
+  );
+}
+
+/** /center/control/index: the user's container instances, live, with their actions. */
+export function InstancesPage() {
+  const { t } = useT();
+  const navigate = useNavigate();
+  const { message, modal } = useFeedback();
+  const [status, setStatus] = useState<InstanceStatus | 'all'>('all');
+  const [chargeType, setChargeType] = useState<ChargeType | undefined>();
+  const [keyword, setKeyword] = useState('');
+  const [page, setPage] = useState(1);
+  const [pageSize, setPageSize] = useState(20);
+  const [dialog, setDialog] = useState<{ kind: ModalKind; instance: InstanceItem } | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+
+  const list = useQuery(instancesPageQuery({ page, pageSize, status: status === 'all' ? undefined : status, chargeType, keyword: keyword || undefined }));
+  const tags = useQuery(statusTagsQuery());
+  const action = useInstanceAction();
+  const tableBox = useScrollRegion<HTMLDivElement>(t('compute.instances.title'));
+
+  const run = (a: InstanceAction) => {
+    setBusy(`${a.instanceId}:${a.kind}`);
+    action.mutate(a, {
+      onSuccess: () => void message.success(t('compute.instances.done')),
+      // The driver may be unavailable (409/503): the server's Chinese explains why.
+      onError: (err) => void message.error({ content: <ServerText>{getErrorMessage(err)}</ServerText>, duration: 5 }),
+      onSettled: () => setBusy(null),
+    });
+  };
+
+  const confirmPowerOff = (inst: InstanceItem) =>
+    modal.confirm({
+      title: t('compute.instances.powerOffConfirmTitle', { name: inst.name }),
+      content: t('compute.instances.powerOffConfirm'),
+      okText: t('compute.instances.powerOff'),
+      okButtonProps: { danger: true },
+      cancelText: t('common.cancel'),
+      onOk: () => run({ kind: 'power_off', instanceId: inst.id }),
+    });
+
+  const confirmInit = (inst: InstanceItem) =>
+    modal.confirm({
+      title: t('compute.instances.initTitle', { name: inst.name }),
+      content: t('compute.instances.initConfirm'),
+      okText: t('compute.instances.resetSystem'),
+      okButtonProps: { danger: true },
+      cancelText: t('common.cancel'),
+      onOk: () => run({ kind: 'init', instanceId: inst.id }),
+    });
+
+  const totalCount = tags.data?.reduce((sum, x) => sum + (x.status === 'released' ? 0 : x.count), 0);
+  const tabItems = [
+    { key: 'all', label: totalCount !== undefined ? `${t('compute.instances.all')} (${totalCount})` : t('compute.instances.all') },
+    ...(tags.data ?? []).filter((x) => x.status !== 'released' || x.count > 0).map((x) => ({ key: x.status, label: `${t(`compute.instanceStatuses.${x.status}`)} (${x.count})` })),
+  ];
+
+  const columns: TableColumnsType<InstanceItem> = [
+    {
+      title: t('compute.instances.colName'),
+      key: 'name',
+      width: 250,
+      render: (_v, inst) => (
+        <Flex vertical gap={2} style={{ minWidth: 0 }}>
+          <Space size={4} wrap>
+            <strong data-testid="instance-name">{inst.name}</strong>
+            {inst.demo && (
+              <Tooltip title={t('compute.demoHint')}>
+                <Tag color="gold" icon={<ExperimentOutlined />} tabIndex={0} data-testid="instance-demo">
+                  {t('compute.demo')}
+                </Tag>
+              </Tooltip>
+            )}
+          </Space>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }} copyable={{ text: inst.id, tooltips: [t('compute.instances.copy'), t('compute.instances.copied')] }} data-testid="instance-id">
+            {inst.id}
+          </Typography.Text>
+          <span style={{ fontSize: 12 }}>{t('compute.instances.gpuSpec', { gpu: inst.gpuTypeName, count: inst.gpuCount })}</span>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            {t('compute.instances.spec', { cpu: inst.cpuCores, mem: inst.memoryGb, disk: inst.dataDiskGb })}
+          </Typography.Text>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            <ServerText>{inst.datacenterName}</ServerText> · <ServerText>{inst.imageName}</ServerText>
+          </Typography.Text>
+        </Flex>
+      ),
+    },
+    {
+      title: t('compute.instances.colStatus'),
+      key: 'status',
+      width: 120,
+      render: (_v, inst) => (
+        <Flex vertical gap={2}>
+          <Badge status={STATUS_COLOR[inst.status] as 'success'} text={<span data-testid="instance-status" data-status={inst.status}>{t(`compute.instanceStatuses.${inst.status}`)}</span>} />
+          {inst.statusReason && (
+            <Typography.Text type={inst.status === 'failed' ? 'danger' : 'secondary'} style={{ fontSize: 12 }} data-testid="instance-status-reason">
+              <ServerText>{inst.statusReason}</ServerText>
+            </Typography.Text>
+          )}
+        </Flex>
+      ),
+    },
+    { title: t('compute.instances.colCharge'), key: 'charge', width: 180, render: (_v, inst) => <ChargeCell inst={inst} /> },
+    { title: t('compute.instances.colSsh'), key: 'ssh', width: 240, render: (_v, inst) => <SshCell inst={inst} /> },
+    {
+      title: t('compute.instances.colActions'),
+      key: 'actions',
+      width: 200,
+      fixed: 'right',
+      render: (_v, inst) => {
+        const can = allowed(inst.status);
+        const pending = (kind: InstanceAction['kind']) => busy === `${inst.id}:${kind}`;
+        return (
+          <Flex gap={4} wrap>
+            {can.powerOn && (
+              <Button size="small" type="link" icon={<CaretRightOutlined />} loading={pending('power_on')} onClick={() => run({ kind: 'power_on', instanceId: inst.id })} data-testid="instance-power-on">
+                {t('compute.instances.powerOn')}
+              </Button>
+            )}
+            {can.powerOff && (
+              <Button size="small" type="link" icon={<PoweroffOutlined />} loading={pending('power_off')} onClick={() => confirmPowerOff(inst)} data-testid="instance-power-off">
+                {t('compute.instances.powerOff')}
+              </Button>
+            )}
+            <Button
+              size="small"
+              type="link"
+              icon={<CodeOutlined />}
+              disabled={!can.shell}
+              href={can.shell ? `${SHELL_PATH}?instanceId=${encodeURIComponent(inst.id)}` : undefined}
+              target="_blank"
+              rel="noopener"
+              data-testid="instance-shell"
+            >
+              {t('compute.instances.openShell')}
+            </Button>
+            <Dropdown
+              trigger={['click']}
+              menu={{
+                items: [
+                  { key: 'rename', label: t('compute.instances.rename'), disabled: !can.rename },
+                  { key: 'password', label: t('compute.instances.resetPassword'), disabled: !can.password },
+                  { key: 'init', label: t('compute.instances.resetSystem'), disabled: !can.init },
+                  { key: 'change_image', label: t('compute.instances.changeImage'), disabled: !can.changeImage },
+                  { type: 'divider' },
+                  { key: 'release', label: t('compute.instances.release'), danger: true, disabled: !can.release },
+                ],
+                onClick: ({ key }) => {
+                  if (key === 'init') confirmInit(inst);
+                  else setDialog({ kind: key as ModalKind, instance: inst });
+                },
+              }}
+            >
+              <Button size="small" type="text" icon={<MoreOutlined />} aria-label={`${t('compute.instances.more')} ${inst.name}`} loading={pending('init')} data-testid="instance-more">
+                {t('compute.instances.more')}
+              </Button>
+            </Dropdown>
+          </Flex>
+        );
+      },
+    },
+  ];
+
+  const transitional = list.data?.list.some((i) => TRANSITIONAL.includes(i.status));
+
+  return (
+    <div data-testid="instances-page">
+      <Flex justify="space-between" align="center" wrap gap={8} style={{ margin: '4px 0 12px' }}>
+        <Typography.Title level={2} style={{ margin: 0, fontSize: 20 }}>
+          {t('compute.instances.title')}
+        </Typography.Title>
+        <Button type="primary" icon={<PlusOutlined />} onClick={() => navigate(MARKET_PATH)} data-testid="instances-create">
+          {t('compute.instances.create')}
+        </Button>
+      </Flex>
+      <Card size="small" style={{ marginBottom: 16 }}>
+        <Tabs
+          activeKey={status}
+          items={tabItems}
+          onChange={(k) => {
+            setStatus(k as InstanceStatus | 'all');
+            setPage(1);
+          }}
+          style={{ marginBottom: 8 }}
+          data-testid="instances-tabs"
+        />
+        <Flex gap={16} wrap align="center">
+          <Input.Search
+            allowClear
+            placeholder={t('compute.instances.keywordPlaceholder')}
+            aria-label={t('compute.instances.keyword')}
+            style={{ width: 240 }}
+            onSearch={(v) => {
+              setKeyword(v.trim());
+              setPage(1);
+            }}
+            data-testid="instances-keyword"
+          />
+          <Space size={8}>
+            <Typography.Text type="secondary" id="instances-charge-label">
+              {t('compute.instances.chargeFilter')}
+            </Typography.Text>
+            <Select<ChargeType>
+              aria-labelledby="instances-charge-label"
+              allowClear
+              style={{ width: 150 }}
+              placeholder={t('compute.instances.allCharges')}
+              value={chargeType}
+              options={[
+                { value: 'payg', label: t('compute.chargeTypes.payg') },
+                { value: 'prepaid', label: t('compute.chargeTypes.prepaid') },
+              ]}
+              onChange={(v) => {
+                setChargeType(v);
+                setPage(1);
+              }}
+            />
+          </Space>
+          <Tooltip title={t('compute.instances.refresh')}>
+            <Button
+              icon={<ReloadOutlined spin={Boolean(transitional)} />}
+              aria-label={t('compute.instances.refresh')}
+              onClick={() => {
+                void list.refetch();
+                void tags.refetch();
+              }}
+              loading={list.isFetching && !list.isPending && !transitional}
+              style={{ marginLeft: 'auto' }}
+            />
+          </Tooltip>
+        </Flex>
+      </Card>
+      <Card ref={tableBox}>
+        {list.isError ? (
+          <Result
+            status="warning"
+            title={t('compute.instances.loadFailed')}
+            subTitle={<ServerText>{getErrorMessage(list.error)}</ServerText>}
+            extra={
+              <Button type="primary" onClick={() => void list.refetch()} loading={list.isFetching}>
+                {t('common.retry')}
+              </Button>
+            }
+            data-testid="instances-error"
+          />
+        ) : (
+          <Table<InstanceItem>
+            rowKey="id"
+            size="middle"
+            columns={columns}
+            dataSource={list.data?.list ?? []}
+            loading={list.isPending}
+            scroll={{ x: 990 }}
+            locale={{
+              emptyText: list.isPending ? (
+                <div style={{ height: 96 }} />
+              ) : (
+                <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('compute.instances.empty')} data-testid="instances-empty">
+                  <Button type="primary" onClick={() => navigate(MARKET_PATH)}>
+                    {t('compute.instances.toMarket')}
+                  </Button>
+                </Empty>
+              ),
+            }}
+            pagination={{
+              current: page,
+              pageSize,
+              total: list.data?.total ?? 0,
+              showSizeChanger: true,
+              showTotal: (total) => t('compute.instances.total', { total }),
+              onChange: (p, size) => {
+                setPage(size !== pageSize ? 1 : p);
+                setPageSize(size);
+              },
+            }}
+            data-testid="instances-table"
+          />
+        )}
+      </Card>
+      {dialog && <InstanceModal kind={dialog.kind} instance={dialog.instance} onClose={() => setDialog(null)} />}
+    </div>
+  );
+}
