@@ -129,6 +129,21 @@ CREATE TABLE "bills" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "instance_meters" (
+	"instance_id" text PRIMARY KEY NOT NULL,
+	"tenant_id" integer NOT NULL,
+	"user_id" bigint NOT NULL,
+	"hourly" bigint NOT NULL,
+	"running_since" timestamp with time zone,
+	"last_stopped_at" timestamp with time zone,
+	"settled_until" timestamp with time zone NOT NULL,
+	"accrued_ms" bigint DEFAULT 0 NOT NULL,
+	"billed_ms" bigint DEFAULT 0 NOT NULL,
+	"charged_total" bigint DEFAULT 0 NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "instance_meters_ms" CHECK ("instance_meters"."billed_ms" >= 0 and "instance_meters"."billed_ms" <= "instance_meters"."accrued_ms")
+);
+--> statement-breakpoint
 CREATE TABLE "ssh_keys" (
 	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "ssh_keys_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
 	"tenant_id" integer NOT NULL,
@@ -153,8 +168,8 @@ ALTER TABLE "machines" ADD CONSTRAINT "machines_gpu_type_id_gpu_types_id_fk" FOR
 ALTER TABLE "orders" ADD CONSTRAINT "orders_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "orders" ADD CONSTRAINT "orders_machine_id_machines_id_fk" FOREIGN KEY ("machine_id") REFERENCES "public"."machines"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "orders" ADD CONSTRAINT "orders_image_id_images_id_fk" FOREIGN KEY ("image_id") REFERENCES "public"."images"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "bills" ADD CONSTRAINT "bills_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "bills" ADD CONSTRAINT "bills_instance_id_instances_id_fk" FOREIGN KEY ("instance_id") REFERENCES "public"."instances"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "instance_meters" ADD CONSTRAINT "instance_meters_instance_id_instances_id_fk" FOREIGN KEY ("instance_id") REFERENCES "public"."instances"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "instance_meters" ADD CONSTRAINT "instance_meters_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "ssh_keys" ADD CONSTRAINT "ssh_keys_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "gpu_types_tenant_name" ON "gpu_types" USING btree ("tenant_id","name");--> statement-breakpoint
 CREATE UNIQUE INDEX "images_slug" ON "images" USING btree ("slug");--> statement-breakpoint
@@ -168,4 +183,5 @@ CREATE INDEX "orders_user_time" ON "orders" USING btree ("user_id","created_at")
 CREATE INDEX "orders_unpaid" ON "orders" USING btree ("status","expires_at");--> statement-breakpoint
 CREATE INDEX "bills_user_time" ON "bills" USING btree ("user_id","period_start");--> statement-breakpoint
 CREATE UNIQUE INDEX "bills_instance_period" ON "bills" USING btree ("instance_id","period_start");--> statement-breakpoint
+CREATE INDEX "instance_meters_user" ON "instance_meters" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "ssh_keys_user_fingerprint" ON "ssh_keys" USING btree ("user_id","fingerprint");
