@@ -137,10 +137,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // Issue #8 (meter): inventory; metering (MeterHooks for the instance service, which in turn is its
   // PlatformActions: bound late below, since each takes the other); the minute's settlement.
   const inventory = createInventoryService({ db, clock });
-  let platform: PlatformActions | undefined;
+  const bound: { platform?: PlatformActions } = {};
   const platformOrFail = (): PlatformActions => {
-    if (!platform) throw new Error('metering: no instance service bound');
-    return platform;
+    if (!bound.platform) throw new Error('metering: no instance service bound');
+    return bound.platform;
   };
   const metering = createMeteringService({
     db,
@@ -164,7 +164,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ssh: { host: config.SSH_HOST, port: config.SSH_PORT },
     onBalanceChanged: (userId) => wallet.forgetBalance(userId),
   });
-  platform = overrides.platform ?? instances;
+  bound.platform = overrides.platform ?? instances;
   const orders = createOrderService({ db, clock, ledger, instances, meter, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
   const driverJob = { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: DRIVER_ATTEMPTS, maxBackoffSeconds: 30 } };
   const instanceJobKinds: Record<string, JobKindOptions> = {
