@@ -8,8 +8,7 @@
  * a machine and a ready image, and 20 instances made by paying orders, timed one by one. The
  * child prints one JSON line; the parent then runs autocannon against both routes.
  *
- * The compute driver is the container's own (the `local` driver once merged); while the container
- * has none configured, the in-memory test driver stands in and the line says so.
+ * The compute driver is the container's own: the `local` driver, as `npm start` runs it (needs root).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,16 +39,7 @@ async function runTarget(): Promise<void> {
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'suanli-bench-inst-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', CAPTCHA: 'off', RATE_LIMIT: 'off', ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}) });
-  let container = await createContainer(config);
-  let cleanupFake = () => {};
-  if (!(await container.compute.availability()).ok && container.compute.name === 'unconfigured') {
-    // No driver wired in this build: the in-memory test driver stands in (reported as such).
-    await container.close();
-    const { createFakeCompute } = await import('../apps/server/test/fakes/compute.ts');
-    const fake = createFakeCompute();
-    cleanupFake = () => fake.cleanup();
-    container = await createContainer(config, { compute: fake });
-  }
+  const container = await createContainer(config);
   await seedDemo(container.db, () => {});
   const app = await buildApp(container);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -74,10 +64,12 @@ async function runTarget(): Promise<void> {
     .insert(machines)
     .values({ tenantId: tenant.id, datacenterId: dc.id, hostName: 'bench-node', gpuTypeId: gpu!.id, gpuTotal: 1000, cpuPerGpu: 1, memoryGbPerGpu: 1, dataDiskFreeGb: 1, dataDiskMaxGb: 10, priceHour: 36_000, priceDay: 800_000, priceWeek: 5_000_000, priceMonth: 18_000_000, priceYear: 180_000_000, demo: true })
     .returning();
-  // MERGE: with the local driver, seed the ready image first (the image service's ensureSeeded()),
-  // so the image picked here has a real root filesystem.
-  let [image] = await container.db.select().from(images).where(eq(images.status, 'ready')).limit(1);
-  if (!image) [image] = await container.db.insert(images).values({ slug: 'bench', name: 'Bench image', status: 'ready', progress: 100, rootPath: '/' }).returning();
+  // The host-based image, as `npm start` seeds it: a real root filesystem for the driver.
+  const availability = await container.compute.availability();
+  if (!availability.ok) throw new Error(`compute driver ${container.compute.name} unavailable: ${availability.reason}`);
+  await container.images.ensureSeeded();
+  const [image] = await container.db.select().from(images).where(eq(images.status, 'ready')).limit(1);
+  if (!image) throw new Error('no ready image after ensureSeeded()');
 
   const base = `http://localhost:${(app.server.address() as { port: number }).port}`; // Host picks the demo tenant
   const call = async (method: string, url: string, body?: object) => {
@@ -116,7 +108,6 @@ async function runTarget(): Promise<void> {
     // Release what the driver made, so a real driver leaves no sandboxes behind.
     for (const id of await container.compute.list()) await container.compute.destroy(id).catch(() => {});
     await container.close();
-    cleanupFake();
     fs.rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   });
@@ -139,9 +130,9 @@ export async function benchInstances(seconds: number): Promise<string[]> {
   try {
     const p50 = quantile(t.payToRunningMs, 0.5);
     const max = Math.max(...t.payToRunningMs);
-    const driverNote = t.driver === 'fake' ? ' — in-memory test driver: no compute driver is configured in this build' : '';
+
     lines.push(
-      `[bench] pay → running (${t.driver} driver${driverNote}, ${t.engine}, ${t.payToRunningMs.length} instances one by one): median ${p50.toFixed(0)} ms, max ${max.toFixed(0)} ms (aim ≤ ${PAY_AIM_MS} ms: ${max <= PAY_AIM_MS ? 'within the aim' : 'over the aim'})`,
+      `[bench] pay → running (${t.driver} driver, ${t.engine}, ${t.payToRunningMs.length} instances one by one): median ${p50.toFixed(0)} ms, max ${max.toFixed(0)} ms (aim ≤ ${PAY_AIM_MS} ms: ${max <= PAY_AIM_MS ? 'within the aim' : 'over the aim'})`,
     );
     const rps = async (url: string, headers: Record<string, string> = {}) => {
       const r = await autocannon({ url, connections: 32, duration: seconds, headers });

@@ -3,11 +3,9 @@
  * ticket from POST /api/v1/instance/shell_ticket, a WebSocket on /api/v1/ws/shell, then single
  * characters typed one at a time, each timed until its echo comes back as a binary frame.
  *
- * The terminal is whatever the container's InstanceAccess gives (the local driver's sandbox once
- * the instance service is wired in). An instance must exist and run for the bench user: `prepare`
- * makes one. Without an instance service in the container (container.instanceAccess is the
- * placeholder that reaches nothing), the bench says so and uses the test fake, whose terminal is
- * a bash on a pty on this host: the figure then covers the web shell path, not the sandbox entry.
+ * The terminal is the container's: a real instance on the `local` driver, paid for through the
+ * order service (`localInstance`). BENCH_SHELL_FAKE=1 uses the test fake instead (bash on a host
+ * pty), to measure the web shell path without the sandbox entry.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,17 +13,55 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { loadConfig } from '../apps/server/src/config.ts';
 import { createContainer, type Container, type ContainerOverrides } from '../apps/server/src/container.ts';
 import { buildApp } from '../apps/server/src/app.ts';
 import { seedDemo } from '../apps/server/src/db/seed.ts';
 import { tenants } from '../apps/server/src/db/schema/tenant.ts';
 import { users } from '../apps/server/src/db/schema/user.ts';
+import { images, machines } from '../apps/server/src/db/schema/compute.ts';
 
 export type ShellBenchInstance = { instanceId: string; label: string; cleanup?: () => Promise<void> | void };
 /** Makes a running instance owned by the user (the lead wires the instance service's path here). */
 export type ShellBenchPrepare = (container: Container, owner: { tenantId: number; userId: number }) => Promise<ShellBenchInstance>;
+
+/**
+ * The default: a real pay-as-you-go instance on the container's compute driver (`local`: a
+ * bubblewrap sandbox, needs root), bought and paid through the order service like a user does.
+ */
+const localInstance: ShellBenchPrepare = async (container, owner) => {
+  const availability = await container.compute.availability();
+  if (!availability.ok) throw new Error(`bench/shell.ts: compute driver unavailable: ${availability.reason}`);
+  await container.images.ensureSeeded();
+  await container.ledger.post({ ...owner, kind: 'recharge', amount: 1_000 * 10_000, ref: 'bench:shell' });
+  const [machine] = await container.db
+    .select()
+    .from(machines)
+    .where(and(eq(machines.tenantId, owner.tenantId), eq(machines.online, true), sql`${machines.gpuTotal} - ${machines.gpuUsed} >= 1`))
+    .limit(1);
+  const [image] = await container.db.select().from(images).where(eq(images.status, 'ready')).limit(1);
+  if (!machine || !image) throw new Error('bench/shell.ts: no free machine or ready image');
+  const order = await container.orders.createPayg(owner, { machineId: machine.id, gpuCount: 1, imageId: image.id, dataDiskGb: 1, name: 'bench-shell' });
+  const paid = await container.orders.pay(owner, order.id);
+  const id = paid.instanceId!;
+  const jobs = container.startJobs({ info: () => {}, error: () => {}, warn: () => {} });
+  const started = Date.now();
+  for (;;) {
+    const inst = await container.instances.get(owner, id);
+    if (inst.status === 'running') break;
+    if (inst.status === 'failed' || Date.now() - started > 60_000) throw new Error(`bench/shell.ts: instance ${id} is ${inst.status}: ${inst.statusReason}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    instanceId: id,
+    label: `${container.compute.name} driver sandbox`,
+    cleanup: async () => {
+      await container.compute.destroy(id).catch(() => {});
+      await jobs.stop();
+    },
+  };
+};
 
 const KEYSTROKES = Number(process.env.BENCH_SHELL_KEYS ?? 500);
 const AIM_P99_MS = 10;
@@ -38,14 +74,14 @@ export async function benchShell(opts: { prepare?: ShellBenchPrepare } = {}): Pr
   const overrides: ContainerOverrides = {};
   let prepare = opts.prepare;
   let note = '';
+  if (!prepare && !process.env.BENCH_SHELL_FAKE) prepare = localInstance;
   if (!prepare) {
-    // Without a prepare step: BENCH_SHELL_FAKE=1 measures the gateway alone over the test fake (bash on a host pty).
-    if (!process.env.BENCH_SHELL_FAKE) throw new Error('bench/shell.ts: this container has an instance service; pass `prepare` (create a running instance for the bench user) from bench/run.ts');
+    // BENCH_SHELL_FAKE=1: the web shell path alone, over the test fake (bash on a host pty, no sandbox).
     const { createFakeSshAccess } = await import('../apps/server/test/fakes/ssh-access.ts');
     const fake = createFakeSshAccess();
     fakeClose = fake.close;
     overrides.instanceAccess = fake.access;
-    note = ' [no instance service in this build: test fake InstanceAccess, bash on a host pty]';
+    note = ' [BENCH_SHELL_FAKE: test fake InstanceAccess, bash on a host pty, no sandbox]';
     prepare = async (_c, owner) => ({ instanceId: fake.add({ ...owner }).id, label: 'fake' });
   }
 
