@@ -159,7 +159,8 @@ export function InstancesPage() {
   const totalCount = tags.data?.reduce((sum, x) => sum + (x.status === 'released' ? 0 : x.count), 0);
   const tabItems = [
     { key: 'all', label: totalCount !== undefined ? `${t('compute.instances.all')} (${totalCount})` : t('compute.instances.all') },
-    ...(tags.data ?? []).filter((x) => x.status !== 'released' || x.count > 0).map((x) => ({ key: x.status, label: `${t(`compute.instanceStatuses.${x.status}`)} (${x.count})` })),
+    // Every status comes with its count: the empty ones (but running, stopped and the open tab) stay out of the way.
+    ...(tags.data ?? []).filter((x) => x.count > 0 || x.status === status || (x.status !== 'released' && (x.status === 'running' || x.status === 'stopped'))).map((x) => ({ key: x.status, label: `${t(`compute.instanceStatuses.${x.status}`)} (${x.count})` })),
   ];
 
   const columns: TableColumnsType<InstanceItem> = [
