@@ -11,6 +11,7 @@ import { buildApp } from '../../server/src/app.ts';
 import { seedDemo } from '../../server/src/db/seed.ts';
 import { tenantHosts, tenants } from '../../server/src/db/schema/tenant.ts';
 import { eq } from 'drizzle-orm';
+import { startSshGateway } from '../../server/src/ssh/gateway.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WEB_DIST = path.resolve(here, '../dist');
@@ -57,7 +58,8 @@ export async function startHarness(env: Record<string, string> = {}, opts: { ssh
   const container = await createContainer(config);
   await seedDemo(container.db, () => {});
   // Issue #8 (web helper; LEAD: check at merge): the image ready at once that `npm start` seeds.
-  await (container as unknown as { images?: { ensureSeeded?: () => Promise<unknown> } }).images?.ensureSeeded?.();
+  // Issue #8: the host-based image, ready at once as `npm start` makes it.
+  await container.images.ensureSeeded();
   for (const [code, host] of Object.entries(HOSTS)) {
     const [tenant] = await container.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.code, code));
     if (tenant) await container.db.insert(tenantHosts).values({ host, tenantId: tenant.id }).onConflictDoNothing();
@@ -69,10 +71,8 @@ export async function startHarness(env: Record<string, string> = {}, opts: { ssh
   // Payment URLs (the sandbox cashier, its notifications) are built on the port the server listens on.
   container.setListenPort(port);
   const jobs = container.startJobs(app.log);
-  // Issue #8 (web helper; LEAD: point this at the ssh helper's gateway entry at merge): the SSH
-  // gateway on a free port, for ssh.e2e. Expected: ssh/gateway.ts exports
-  // startSshGateway(container, config) -> { port, close() }.
-  const ssh = opts.ssh ? await startSshGateway(container, config) : null;
+  // Issue #8: the SSH gateway on a free port, for ssh.e2e, as main.ts starts it.
+  const ssh = opts.ssh ? await startSshGateway({ config, access: container.instanceAccess, log: app.log, dataDir }) : null;
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -109,20 +109,13 @@ export async function startHarness(env: Record<string, string> = {}, opts: { ssh
       await ssh?.close();
       await jobs.stop();
       await app.close();
+      // Issue #8: no sandbox outlives the run (their disks are mounted under the data dir).
+      for (const id of await container.compute.list()) await container.compute.destroy(id).catch(() => {});
       await container.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
       if (cspViolations.length) throw new Error(`Content-Security-Policy violations:\n${cspViolations.join('\n')}`);
     },
   };
-}
-
-type SshGateway = { port: number; close(): Promise<void> };
-/** Issue #8: loads the gateway by path at run time, so this file compiles before the gateway exists. */
-async function startSshGateway(container: Container, config: ReturnType<typeof loadConfig>): Promise<SshGateway> {
-  const modulePath = '../../server/src/ssh/gateway.ts';
-  const mod = (await import(/* @vite-ignore */ modulePath)) as { startSshGateway?: (c: Container, cfg: typeof config) => Promise<SshGateway> };
-  if (!mod.startSshGateway) throw new Error(`${modulePath} has no startSshGateway(container, config): wire the harness to the SSH gateway`);
-  return mod.startSshGateway(container, config);
 }
 
 /** Where screenshots go (ignored by git); tests save pages there for a person to look at. */
