@@ -105,7 +105,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   });
 
   tenantRoutes(app, container.tenants, { captchaEnabled: container.config.captcha });
-  userRoutes(app, container.accounts, container.wallet);
+  userRoutes(app, container.accounts, container.wallet, container.instances);
   captchaRoutes(app, container.captcha);
   walletRoutes(app, container.ledger, container.wallet);
   datahubRoutes(app, container.datahub);

@@ -112,6 +112,8 @@ describe.each(engines)('instances on %s', (engine) => {
     expect(tags).toContainEqual({ status: 'stopped', label: '已关机', count: 0 });
     const dash = (await get('/api/v1/dashboard/common/instance', u.token)).json().data;
     expect(dash).toEqual({ total: 2, running: 2, stopped: 0, expiringSoon: 0 });
+    // The user dropdown's count (SPEC §2): the same instances.
+    expect((await get('/api/v1/user/detail', u.token)).json().data.instanceNum).toBe(2);
     expect((await get('/api/v1/dashboard/common/storage', u.token)).json().data).toEqual({ dataDiskGb: 100, systemDiskGb: 60, instances: 2 });
     const item = (await get(`/api/v1/instance/list?chargeType=prepaid`, u.token)).json().data.list[0];
     expect(item).toMatchObject({ chargeType: 'prepaid', period: 'month', hourly: 0, expiresAt: expect.any(String) });

@@ -41,7 +41,7 @@ function hashingBudget(app: App): onRequestAsyncHookHandler[] {
   ];
 }
 
-export function userRoutes(app: App, accounts: AccountService, wallet: WalletService) {
+export function userRoutes(app: App, accounts: AccountService, wallet: WalletService, instances: { count(owner: { tenantId: number; userId: number }): Promise<number> }) {
   const tags = ['用户'];
   const hashing = hashingBudget(app);
   app.post('/user/send-code', { config: { rateLimit: RATE_LIMITS.sendCode }, schema: { tags, summary: '发送短信验证码', body: sendCodeBody, response: { 200: okEnvelope(sendCodeResult) } } }, async (req) =>
@@ -86,7 +86,8 @@ export function userRoutes(app: App, accounts: AccountService, wallet: WalletSer
 
   app.get('/api/v1/user/detail', { onRequest: app.requireUser, schema: { tags, summary: '当前用户信息', security: [{ bearer: [] }], response: { 200: okEnvelope(userDetail) } } }, async (req) => {
     const { user } = authOf(req);
-    return ok(presentUserDetail(user, { balance: await wallet.balanceOf(user.id), instanceNum: 0 }));
+    const [balance, instanceNum] = await Promise.all([wallet.balanceOf(user.id), instances.count({ tenantId: user.tenantId, userId: user.id })]);
+    return ok(presentUserDetail(user, { balance, instanceNum }));
   });
 
   app.put(

@@ -453,6 +453,13 @@ export function createInstanceService(deps: {
       return { total, running: counts.get('running') ?? 0, stopped: counts.get('stopped') ?? 0, expiringSoon };
     },
 
+    /** Instances the user has (not released): the user dropdown's count. */
+    async count(owner: Owner): Promise<number> {
+      let total = 0;
+      for (const [status, n] of await repo.countByStatus(owner.userId)) if (status !== 'released') total += n;
+      return total;
+    },
+
     async storage(owner: Owner) {
       return repo.storage(owner.userId);
     },
