@@ -94,8 +94,12 @@ async function runTarget(): Promise<void> {
     payToRunningMs.push(performance.now() - started);
   }
 
+  // The bare route answers the very body the list gives (its 20 instances), so the ratio is what
+  // the product adds on top of Fastify — session, tenant, validation, query, presenting — and not the
+  // cost of sending a bigger answer than user/detail's.
+  const listBody = await (await fetch(`${base}/api/v1/instance/list`, { headers: { host: 'localhost', authorization: `Bearer ${token}` } })).json();
   const bare = Fastify({ logger: false });
-  bare.get('/bare', async () => ({ code: 200, msg: '操作成功', data: { userName: 'bench', realNameAuth: false, uuid: '00000000-0000-0000-0000-000000000000' } }));
+  bare.get('/bare', async () => listBody);
   await bare.listen({ port: 0, host: '127.0.0.1' });
   const portOf = (s: { address(): unknown }) => (s.address() as { port: number }).port;
   const info: TargetInfo = { appPort: portOf(app.server), barePort: portOf(bare.server), token, engine: container.database.engine, driver: container.compute.name, payToRunningMs };
@@ -146,7 +150,7 @@ export async function benchInstances(seconds: number): Promise<string[]> {
     const bare = await rps(`http://127.0.0.1:${t.barePort}/bare`);
     const ratio = list / bare;
     lines.push(
-      `[bench] GET /api/v1/instance/list (${INSTANCES} instances, ${t.engine}): ${list.toFixed(0)} req/s; bare Fastify route: ${bare.toFixed(0)} req/s; ratio ${ratio.toFixed(2)} (aim ≥ ${RATIO_AIM}: ${ratio >= RATIO_AIM ? 'within the aim' : 'below the aim'})`,
+      `[bench] GET /api/v1/instance/list (${INSTANCES} instances, ${t.engine}): ${list.toFixed(0)} req/s; bare Fastify route with the same body: ${bare.toFixed(0)} req/s; ratio ${ratio.toFixed(2)} (aim ≥ ${RATIO_AIM}: ${ratio >= RATIO_AIM ? 'within the aim' : 'below the aim'})`,
     );
   } finally {
     child.kill('SIGTERM');

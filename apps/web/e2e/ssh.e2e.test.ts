@@ -1,12 +1,32 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { users } from '../../server/src/db/schema/user.ts';
 import { screenshotPath, startHarness, type Harness } from './harness.ts';
 import { registerUser, signInWithToken } from './fixtures.ts';
+
+/**
+ * A client run without blocking: the SSH gateway lives in this very process, so a spawnSync would
+ * stop it from answering (the client then times out in the banner exchange).
+ */
+function runClient(cmd: string, args: string[], timeoutMs = 60_000): Promise<{ stdout: string; stderr: string; status: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, status });
+    });
+  });
+}
 
 /**
  * Issue #8 acceptance: a key made by ssh-keygen, added through the console, logs the system `ssh`
@@ -95,8 +115,8 @@ describe('ssh: a key added in the console opens ssh and sftp to an instance', ()
       const target = `${instance.id}@127.0.0.1`;
 
       // ssh with a command: its output and its exit code come back.
-      const run = spawnSync('ssh', ['-p', String(h.sshPort), ...sshOpts(key), target, 'echo "hi from $(hostname)"; exit 3'], { encoding: 'utf8', timeout: 60_000 });
-      expect(run.stdout).toBe(`hi from ${instance.id}\n`);
+      const run = await runClient('ssh', ['-p', String(h.sshPort), ...sshOpts(key), target, 'echo "hi from $(hostname)"; exit 3']);
+      expect(run.stdout, `ssh exited ${run.status}: ${run.stderr}`).toBe(`hi from ${instance.id}\n`);
       expect(run.status).toBe(3);
 
       // sftp: a file up to the data disk and back down.
@@ -105,15 +125,15 @@ describe('ssh: a key added in the console opens ssh and sftp to an instance', ()
       fs.writeFileSync(local, `suanli sftp ${Date.now()}\n`);
       const batch = path.join(dir, 'batch');
       fs.writeFileSync(batch, `put ${local} /root/data/up.txt\nls -l /root/data\nget /root/data/up.txt ${back}\n`);
-      const sftp = spawnSync('sftp', ['-P', String(h.sshPort), ...sshOpts(key), '-b', batch, target], { encoding: 'utf8', timeout: 60_000 });
+      const sftp = await runClient('sftp', ['-P', String(h.sshPort), ...sshOpts(key), '-b', batch, target]);
       expect(sftp.status, sftp.stderr).toBe(0);
       expect(fs.readFileSync(back, 'utf8')).toBe(fs.readFileSync(local, 'utf8'));
-      const cat = spawnSync('ssh', ['-p', String(h.sshPort), ...sshOpts(key), target, 'cat /root/data/up.txt'], { encoding: 'utf8', timeout: 60_000 });
+      const cat = await runClient('ssh', ['-p', String(h.sshPort), ...sshOpts(key), target, 'cat /root/data/up.txt']);
       expect(cat.stdout).toBe(fs.readFileSync(local, 'utf8'));
 
       // A key the user never added is refused.
       const stranger = keygen('stranger');
-      const refused = spawnSync('ssh', ['-p', String(h.sshPort), ...sshOpts(stranger), target, 'true'], { encoding: 'utf8', timeout: 60_000 });
+      const refused = await runClient('ssh', ['-p', String(h.sshPort), ...sshOpts(stranger), target, 'true']);
       expect(refused.status).toBe(255);
       expect(refused.stderr).toMatch(/Permission denied/);
     } finally {

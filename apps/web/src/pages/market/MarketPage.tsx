@@ -77,7 +77,7 @@ function MachineCard({ m }: { m: MachineItem }) {
             {state}
           </Button>
         ) : (
-          <Button type="primary" onClick={() => navigate(`${CREATE_PATH}?machineId=${m.id}`)} aria-label={`${t('compute.market.rent')} ${m.gpuType.name} ${m.hostName}`} data-testid="market-rent">
+          <Button type="primary" autoInsertSpace={false} onClick={() => navigate(`${CREATE_PATH}?machineId=${m.id}`)} aria-label={`${t('compute.market.rent')} ${m.gpuType.name} ${m.hostName}`} data-testid="market-rent">
             {t('compute.market.rent')}
           </Button>
         )}
