@@ -1,6 +1,7 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { datacenters, datahubs } from '../../db/schema/datahub.ts';
+import { createInventoryRepository } from '../inventory/inventory.repository.ts';
+import { datahubs, type datacenters } from '../../db/schema/datahub.ts';
 
 export type DatacenterRow = typeof datacenters.$inferSelect;
 export type DatahubRow = typeof datahubs.$inferSelect;
@@ -11,19 +12,12 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 export function createDatahubRepository(db: DbOrTx) {
+  const inventory = createInventoryRepository(db);
   return {
-    async listDatacenters(tenantId: number): Promise<DatacenterRow[]> {
-      return db.select().from(datacenters).where(eq(datacenters.tenantId, tenantId)).orderBy(asc(datacenters.sort), asc(datacenters.id));
-    },
+    // Datacenters belong to the inventory (operators manage them there); datahubs hang off them.
+    listDatacenters: (tenantId: number): Promise<DatacenterRow[]> => inventory.datacenters(tenantId),
     /** The tenant's datacenter; another tenant's id finds nothing, like a missing one. */
-    async findDatacenter(tenantId: number, id: number): Promise<DatacenterRow | undefined> {
-      const rows = await db
-        .select()
-        .from(datacenters)
-        .where(and(eq(datacenters.tenantId, tenantId), eq(datacenters.id, id)))
-        .limit(1);
-      return rows[0];
-    },
+    findDatacenter: (tenantId: number, id: number): Promise<DatacenterRow | undefined> => inventory.findDatacenter(tenantId, id),
     async findForUser(userId: number, datacenterId: number): Promise<DatahubRow | undefined> {
       const rows = await db
         .select()
