@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Card, Dropdown, Empty, Flex, Input, Result, Select, Space, Table, Tabs, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { Badge, Button, Card, Dropdown, Empty, Flex, Input, Result, Space, Table, Tabs, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
 import { CodeOutlined, EyeInvisibleOutlined, EyeOutlined, MoreOutlined, PlusOutlined, PoweroffOutlined, ReloadOutlined, ExperimentOutlined, CaretRightOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
@@ -13,6 +13,7 @@ import { useScrollRegion } from '../../../modules/useScrollRegion.ts';
 import { useT } from '../../../locales/i18n.ts';
 import { pathOf } from '../../../route-table.ts';
 import { ServerText } from '../../market/ServerText.tsx';
+import { ChargeTypeFilter } from '../../market/ChargeTypeFilter.tsx';
 import { chargeLabel } from '../../market/labels.ts';
 import { InstanceModal, type ModalKind } from './InstanceModals.tsx';
 
@@ -304,26 +305,17 @@ export function InstancesPage() {
             }}
             data-testid="instances-keyword"
           />
-          <Space size={8}>
-            <Typography.Text type="secondary" id="instances-charge-label">
-              {t('compute.instances.chargeFilter')}
-            </Typography.Text>
-            <Select<ChargeType>
-              aria-labelledby="instances-charge-label"
-              allowClear
-              style={{ width: 150 }}
-              placeholder={t('compute.instances.allCharges')}
-              value={chargeType}
-              options={[
-                { value: 'payg', label: t('compute.chargeTypes.payg') },
-                { value: 'prepaid', label: t('compute.chargeTypes.prepaid') },
-              ]}
-              onChange={(v) => {
-                setChargeType(v);
-                setPage(1);
-              }}
-            />
-          </Space>
+          <ChargeTypeFilter
+            id="instances-charge-label"
+            label="compute.instances.chargeFilter"
+            allLabel="compute.instances.allCharges"
+            width={150}
+            value={chargeType}
+            onChange={(v) => {
+              setChargeType(v);
+              setPage(1);
+            }}
+          />
           <Tooltip title={t('compute.instances.refresh')}>
             <Button
               icon={<ReloadOutlined spin={Boolean(transitional)} />}

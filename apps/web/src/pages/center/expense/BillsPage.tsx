@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button, Card, Col, DatePicker, Empty, Flex, Input, Result, Row, Select, Space, Statistic, Table, Tabs, Typography, type TableColumnsType } from 'antd';
+import { Button, Card, Col, DatePicker, Empty, Flex, Input, Result, Row, Space, Statistic, Table, Tabs, Typography, type TableColumnsType } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import dayjs, { type Dayjs } from 'dayjs';
 import type { BillItem, BillListQuery, DailyBillItem } from '@suanli/contract/bill';
@@ -10,6 +10,7 @@ import { getErrorMessage } from '../../../api/errors.ts';
 import { useScrollRegion } from '../../../modules/useScrollRegion.ts';
 import { useT } from '../../../locales/i18n.ts';
 import { ServerText } from '../../market/ServerText.tsx';
+import { ChargeTypeFilter } from '../../market/ChargeTypeFilter.tsx';
 import { clockDuration } from '../../market/labels.ts';
 import { rangeToTimes } from './filters.ts';
 
@@ -143,26 +144,17 @@ export function BillsPage() {
             />
             {instanceInvalid && <Typography.Text type="danger">{t('compute.bills.instanceInvalid')}</Typography.Text>}
           </Space>
-          <Space size={8}>
-            <Typography.Text type="secondary" id="bills-charge-label">
-              {t('compute.bills.chargeType')}
-            </Typography.Text>
-            <Select<ChargeType>
-              aria-labelledby="bills-charge-label"
-              allowClear
-              style={{ width: 140 }}
-              placeholder={t('compute.bills.allCharges')}
-              value={chargeType}
-              options={[
-                { value: 'payg', label: t('compute.chargeTypes.payg') },
-                { value: 'prepaid', label: t('compute.chargeTypes.prepaid') },
-              ]}
-              onChange={(v) => {
-                setChargeType(v);
-                changed();
-              }}
-            />
-          </Space>
+          <ChargeTypeFilter
+            id="bills-charge-label"
+            label="compute.bills.chargeType"
+            allLabel="compute.bills.allCharges"
+            width={140}
+            value={chargeType}
+            onChange={(v) => {
+              setChargeType(v);
+              changed();
+            }}
+          />
           <Button
             disabled={!range && !instanceId && !chargeType && !instanceText}
             onClick={() => {
