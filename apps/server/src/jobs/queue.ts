@@ -106,7 +106,9 @@ export function createJobQueue(deps: {
             select c.id from k cross join lateral (
               select j.id, j.run_at from ${jobs} j
               where j.kind = k.kind
-                and ((j.status = 'queued' and j.run_at <= ${now}::timestamptz)
+                -- The clock has millisecond precision, PostgreSQL's now() (run_at's default) microseconds:
+                -- a job enqueued in the same millisecond is due, not 0.5 ms in the future.
+                and ((j.status = 'queued' and j.run_at < ${now}::timestamptz + interval '1 millisecond')
                   or (j.status = 'running' and j.locked_at < ${now}::timestamptz - make_interval(secs => k.stale)))
               order by j.run_at limit k.n
               for update skip locked) c
