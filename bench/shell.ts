@@ -42,7 +42,7 @@ const localInstance: ShellBenchPrepare = async (container, owner) => {
     .limit(1);
   const [image] = await container.db.select().from(images).where(eq(images.status, 'ready')).limit(1);
   if (!machine || !image) throw new Error('bench/shell.ts: no free machine or ready image');
-  const order = await container.orders.createPayg(owner, { machineId: machine.id, gpuCount: 1, imageId: image.id, dataDiskGb: 1, name: 'bench-shell' });
+  const order = await container.orders.createPayg(owner, { machineId: machine.id, gpuCount: 1, imageId: image.id, name: 'bench-shell' });
   const paid = await container.orders.pay(owner, order.id);
   const id = paid.instanceId!;
   const jobs = container.startJobs({ info: () => {}, error: () => {}, warn: () => {} });
