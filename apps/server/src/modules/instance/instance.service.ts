@@ -105,9 +105,12 @@ export function createInstanceService(deps: {
    */
   let generation = 0;
   const listCache = new Map<string, { gen: number; at: number; page: { list: InstanceView[]; passwords: string[]; total: number } }>();
+  /** The dropdown's instance count (user/detail, read on every page): kept like list pages. */
+  const countCache = new Map<number, { gen: number; at: number; n: number }>();
   const changed = () => {
     generation++;
     listCache.clear();
+    countCache.clear();
   };
   async function transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     try {
@@ -455,8 +458,16 @@ export function createInstanceService(deps: {
 
     /** Instances the user has (not released): the user dropdown's count. */
     async count(owner: Owner): Promise<number> {
+      const hit = countCache.get(owner.userId);
+      if (hit && hit.gen === generation && performance.now() - hit.at < LIST_CACHE_MS) return hit.n;
+      const gen = generation;
+      const at = performance.now();
       let total = 0;
       for (const [status, n] of await repo.countByStatus(owner.userId)) if (status !== 'released') total += n;
+      if (gen === generation) {
+        if (countCache.size >= LIST_CACHE_MAX) countCache.clear();
+        countCache.set(owner.userId, { gen, at, n: total });
+      }
       return total;
     },
 
