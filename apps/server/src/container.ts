@@ -152,6 +152,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
 
   // Orders and instances (issue #8): instances run on the compute driver (COMPUTE_DRIVER, `local`:
   // bubblewrap sandboxes on this host) and are metered by the metering service.
+  // Read on every answer: SSH_PORT=0 gives the gateway a free port, known once it listens (setSshPort).
+  const sshEndpoint = { host: config.SSH_HOST, port: config.SSH_PORT };
   const compute: ComputeDriver = overrides.compute ?? createLocalDriver({ dataDir: config.dataDir });
   const meter: MeterHooks = overrides.meter ?? metering.hooks;
   const instances = createInstanceService({
@@ -161,7 +163,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     compute,
     meter,
     vault: createPasswordVault({ store: createServerKeyRepository(db), secret: config.KEY_ENCRYPTION_SECRET }),
-    ssh: { host: config.SSH_HOST, port: config.SSH_PORT },
+    ssh: sshEndpoint,
     onBalanceChanged: (userId) => wallet.forgetBalance(userId),
   });
   bound.platform = overrides.platform ?? instances;
@@ -238,6 +240,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     /** The port the server listens on, once known (PORT=0 picks one): payment URLs use it. */
     setListenPort(port: number) {
       listenPort = port;
+    },
+    /** The SSH gateway's port once listening: instances' SSH commands show it. */
+    setSshPort(port: number) {
+      sshEndpoint.port = port;
     },
     jobs,
     scheduledTasks,

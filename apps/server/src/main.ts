@@ -54,6 +54,7 @@ async function main() {
     app.log.error({ err, port: config.SSH_PORT }, `SSH gateway not started: ${err instanceof Error ? err.message : String(err)} (set SSH_PORT to a free port)`);
     return undefined;
   });
+  if (ssh.gateway) container.setSshPort(ssh.gateway.port);
   const sandboxed = await container.payments.sandboxTenants();
   if (sandboxed.length) {
     app.log.warn(

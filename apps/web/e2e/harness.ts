@@ -73,6 +73,7 @@ export async function startHarness(env: Record<string, string> = {}, opts: { ssh
   const jobs = container.startJobs(app.log);
   // Issue #8: the SSH gateway on a free port, for ssh.e2e, as main.ts starts it.
   const ssh = opts.ssh ? await startSshGateway({ config, access: container.instanceAccess, log: app.log, dataDir }) : null;
+  if (ssh) container.setSshPort(ssh.port);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [

@@ -104,7 +104,7 @@ describe('ssh: a key added in the console opens ssh and sftp to an instance', ()
       // The instance, running.
       const instance = await (async () => {
         for (let i = 0; i < 60; i += 1) {
-          const list = await api<{ list: { id: string; name: string; status: string }[] }>(user.token, 'GET', '/api/v1/instance/list');
+          const list = await api<{ list: { id: string; name: string; status: string; ssh: { port: number; command: string } }[] }>(user.token, 'GET', '/api/v1/instance/list');
           const found = list.list.find((x) => x.name === 'ssh-box');
           if (found?.status === 'running') return found;
           if (found?.status === 'failed') throw new Error('instance failed');
@@ -113,6 +113,9 @@ describe('ssh: a key added in the console opens ssh and sftp to an instance', ()
         throw new Error('instance not running after 60 s');
       })();
       const target = `${instance.id}@127.0.0.1`;
+      // The console's SSH command names the port the gateway really listens on (SSH_PORT=0 here).
+      expect(instance.ssh.port).toBe(h.sshPort);
+      expect(instance.ssh.command).toContain(`-p ${h.sshPort} ${instance.id}@`);
 
       // ssh with a command: its output and its exit code come back.
       const run = await runClient('ssh', ['-p', String(h.sshPort), ...sshOpts(key), target, 'echo "hi from $(hostname)"; exit 3']);
