@@ -18,6 +18,8 @@ import { benchSettlement } from './settlement.ts'; // issue #8 (meter): one mete
 import { benchInstances } from './instances.ts'; // orders and instances (issue #8)
 import { benchCompute } from './compute.ts'; // issue #8: local driver start time
 import { benchShell } from './shell.ts'; // issue #8 (ssh): web shell keystroke echo
+import { benchEmbedded } from './llm-embedded.ts'; // Issue #9 (upstream): embedded model TTFT and tokens/s
+import { benchLlmGateway } from './llm-gateway.ts'; // Issue #9 (gateway): /v1 overhead and 64-stream throughput
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -116,6 +118,16 @@ if (process.env.BENCH_ONLY === 'shell') {
   for (const line of await benchShell()) console.log(line);
   process.exit(0);
 }
+// Issue #9 (upstream): BENCH_ONLY=llm-embedded, the embedded model's time to first token and tokens/s on this CPU.
+if (process.env.BENCH_ONLY === 'llm-embedded') {
+  for (const line of await benchEmbedded()) console.log(line);
+  process.exit(0);
+}
+// Issue #9 (gateway): BENCH_ONLY=llm, the /v1 gateway's overhead over the fake upstream and its throughput.
+if (process.env.BENCH_ONLY === 'llm') {
+  for (const line of await benchLlmGateway(DURATION)) console.log(line);
+  process.exit(0);
+}
 if (process.env.BENCH_ONLY !== 'login') await userDetailRatio();
 await loginBundleBytes();
 if (process.env.BENCH_ONLY === 'login') process.exit(0);
@@ -126,3 +138,4 @@ for (const line of await benchSettlement()) console.log(line); // issue #8 (mete
 for (const line of await benchInstances(DURATION)) console.log(line); // orders and instances
 for (const line of await benchCompute()) console.log(line);
 for (const line of await benchShell()) console.log(line); // issue #8 (ssh)
+for (const line of await benchLlmGateway(DURATION)) console.log(line); // Issue #9 (gateway)

@@ -37,6 +37,12 @@ import { instanceRoutes } from './http/routes/instance.ts';
 // issue #8 (ssh): SSH public keys and the web shell.
 import { sshKeyRoutes } from './http/routes/ssh-key.ts';
 import { shellRoutes } from './http/routes/shell.ts';
+// Issue #9 (gateway): the OpenAI-compatible /v1 gateway, in its own scope.
+import { llmGatewayRoutes } from './http/routes/llm-gateway.ts';
+// Issue #9 (catalog): the model square, API keys, the operator's upstreams and models.
+import { llmRoutes } from './http/routes/llm.ts';
+// Issue #9 (chat): the console's text chat and the usage statistics.
+import { llmChatRoutes } from './http/routes/llm-chat.ts';
 
 export type BuildOptions = { logger?: boolean | object; webDist?: string };
 
@@ -122,6 +128,13 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   // issue #8 (ssh): SSH public keys, web shell ticket and WebSocket.
   sshKeyRoutes(app, container.sshKeys);
   await shellRoutes(app, { shell: container.shell, publicUrl: container.config.PUBLIC_URL });
+  // Issue #9 (catalog)
+  llmRoutes(app, { catalog: container.llmCatalog, admin: container.llmAdmin, apiKeys: container.llmApiKeys });
+
+  // Issue #9 (gateway): /v1 in OpenAI's shapes (own error handler, 404 and body parser).
+  await app.register(llmGatewayRoutes, { prefix: '/v1', keyAuth: container.llmKeyAuth, catalog: container.llmCatalog, completions: container.llmCompletions, clock: container.clock });
+  // Issue #9 (chat)
+  llmChatRoutes(app, container.llmChat, container.llmUsage);
 
   if (devInboxEnabled(container.smsInbox, container.config.trustProxy)) devInboxRoutes(app, container.smsInbox);
 

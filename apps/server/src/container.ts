@@ -46,6 +46,22 @@ import { createSshKeyService } from './modules/ssh-key/ssh-key.service.ts';
 import { createShellTicketStore } from './modules/shell/shell-ticket.store.ts';
 import { createShellService } from './modules/shell/shell.service.ts';
 import type { InstanceAccess } from './modules/instance/instance-access.ts';
+// Issue #9: the large-model platform (docs/llm.md).
+import type { UpstreamRegistry } from './adapters/llm/port.ts';
+import { createSecretVault } from './lib/sealed-secrets.ts';
+import { createLlmCatalog, UPSTREAM_KEY_NAME } from './modules/llm/catalog.service.ts';
+import { createUpstreamRegistry, embeddedSettings } from './adapters/llm/registry.ts';
+// Issue #9 (gateway): key auth, billing (holds, settlement, windows), the completion pipeline.
+import { createApiKeyAuth } from './modules/llm/key-auth.ts';
+import { createLlmBilling, HOLD_STALE_MS, LLM_SWEEP_TASK, SWEEP_EVERY_MS } from './modules/llm/billing.service.ts';
+import { createCompletionService } from './modules/llm/completion.service.ts';
+// Issue #9 (catalog): the operator's catalog calls and the users' API keys.
+import { createLlmCatalogAdmin } from './modules/llm/catalog-admin.service.ts';
+import { createApiKeyService } from './modules/llm/api-key.service.ts';
+// Issue #9 (chat): the console's text chat and the usage statistics.
+import type { CompletionService } from './modules/llm/types.ts';
+import { createChatService } from './modules/llm/chat.service.ts';
+import { createUsageService } from './modules/llm/usage.service.ts';
 
 /**
  * Outbound calls give up after this long: sandbox notifications (also the deadline of their job),
@@ -69,6 +85,11 @@ export type ContainerOverrides = {
   platform?: PlatformActions;
   /** issue #8 (ssh): what the web shell and SSH gateway use (tests: test/fakes/ssh-access.ts); the instance service otherwise. */
   instanceAccess?: InstanceAccess;
+  /** Issue #9: the built upstream adapters (tests: test/fakes/llm-upstream.ts); adapters/llm/registry.ts otherwise. */
+  llmUpstreams?: UpstreamRegistry;
+  // Issue #9 (chat)
+  /** The completion service the console chat calls (tests: test/fakes/llm-completions.ts). */
+  llmCompletions?: CompletionService;
 };
 
 /** Composition root: database -> repositories -> adapters -> services. No DI framework. */
@@ -182,6 +203,29 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // Compute images (issue #8): the host-based image is seeded by main.ts (images.ensureSeeded()).
   const images = createImageService({ db, dataDir: config.dataDir });
 
+  // Issue #9: the large-model platform. Upstream API keys are sealed (lib/sealed-secrets.ts); the
+  // catalog's published models are cached per tenant for the gateway.
+  const llmVault = createSecretVault({ store: createServerKeyRepository(db), secret: config.KEY_ENCRYPTION_SECRET, keyName: UPSTREAM_KEY_NAME });
+  const llmCatalog = createLlmCatalog({ db, vault: llmVault });
+  // The large-model modules log through this (the container has no pino logger of its own).
+  const quietLevels = ['silent', 'fatal', 'error', 'warn'];
+  const llmLog = {
+    info: quietLevels.includes(config.LOG_LEVEL) ? () => {} : (o: object, m?: string) => console.log(`[llm] ${m ?? ''}`, o),
+    warn: ['silent', 'fatal', 'error'].includes(config.LOG_LEVEL) ? () => {} : (o: object, m?: string) => console.warn(`[llm] ${m ?? ''}`, o),
+    error: ['silent', 'fatal'].includes(config.LOG_LEVEL) ? () => {} : (o: object, m?: string) => console.error(`[llm] ${m ?? ''}`, o),
+  };
+  const llmUpstreams: UpstreamRegistry = overrides.llmUpstreams ?? createUpstreamRegistry({ ...embeddedSettings(config), log: llmLog });
+  // Issue #9 (gateway): /v1 key auth (cached), billing and the completion pipeline (also the console chat's).
+  const llmKeyAuth = createApiKeyAuth({ db });
+  const llmBilling = createLlmBilling({ db, clock, ledger, onBalanceChanged: (userId) => wallet.forgetBalance(userId), log: llmLog });
+  const llmCompletions: CompletionService = overrides.llmCompletions ?? createCompletionService({ billing: llmBilling, upstreams: llmUpstreams, clock, log: llmLog });
+  // Issue #9 (catalog)
+  const llmAdmin = createLlmCatalogAdmin({ db, clock, vault: llmVault, catalog: llmCatalog, registry: llmUpstreams });
+  const llmApiKeys = createApiKeyService({ db, clock, catalog: llmCatalog, onKeyChanged: (keyId) => llmKeyAuth.forget(keyId) });
+  // Issue #9 (chat): the console's chat answers through the completion service (billed like the gateway).
+  const llmChat = createChatService({ db, clock, catalog: llmCatalog, completions: llmCompletions });
+  const llmUsage = createUsageService({ db });
+
   const jobHandlers: Record<string, JobHandler> = {
     ...instances.jobHandlers, // orders and instances
     [IMAGE_BUILD_JOB]: images.runBuildJob,
@@ -209,6 +253,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // Issue #8 (meter): settle pay-as-you-go, stop arrears and expired prepaid, release (docs/metering.md).
   scheduledTasks.push({ name: 'metering.tick', everyMs: SETTLE_EVERY_MS, run: () => metering.tick() });
   scheduledTasks.push({ name: 'order.expire', everyMs: ORDER_EXPIRE_EVERY_MS, run: () => orders.expireDue() }); // orders and instances
+  // Issue #9 (gateway): holds a crashed process left are released after 30 minutes.
+  scheduledTasks.push({ name: LLM_SWEEP_TASK, everyMs: SWEEP_EVERY_MS, run: () => llmBilling.sweep(HOLD_STALE_MS) });
 
   return {
     config,
@@ -251,6 +297,19 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     inventory,
     metering,
     metrics,
+    // Issue #9
+    llmVault,
+    llmCatalog,
+    llmUpstreams,
+    llmKeyAuth,
+    llmBilling,
+    llmCompletions,
+    // Issue #9 (catalog)
+    llmAdmin,
+    llmApiKeys,
+    // Issue #9 (chat)
+    llmChat,
+    llmUsage,
     /** Starts the job loop and the scheduler (leader: a PostgreSQL advisory lock; on PGlite this process). */
     startJobs: (log: Parameters<typeof jobs.start>[0] & { warn: (o: object, m?: string) => void }) => {
       const loop = jobs.start(log);
@@ -264,6 +323,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       };
     },
     async close() {
+      await llmCompletions.drain?.(); // answers already sent may still be settling
+      await llmUpstreams.closeAll();
       await database.close();
     },
   };

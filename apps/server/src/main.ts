@@ -8,6 +8,8 @@ import { secureDataDir } from './lib/data-dir.ts';
 import { ensureHostDeps } from './lib/host-deps.ts';
 import { DEV_INBOX_NOTICE, DEV_INBOX_OFF_NOTICE, devInboxEnabled } from './http/routes/dev-inbox.ts';
 import { startSshGateway, type SshGateway } from './ssh/gateway.ts'; // issue #8 (ssh)
+import { ensureEmbeddedWeights } from './adapters/llm/registry.ts'; // Issue #9 (upstream)
+import { ensureLlmSeeded } from './modules/llm/llm-seed.ts'; // Issue #9 (catalog)
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -24,6 +26,12 @@ async function main() {
   // the one command to run; then make the host-based image ready. Never at request time.
   if (config.COMPUTE_DRIVER === 'local') await ensureHostDeps(app.log);
   await container.images.ensureSeeded().catch((err: unknown) => app.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'compute: the host-based image could not be built (needs root)'));
+  // Issue #9 (upstream): the embedded model's weights, fetched once before serving (never at request
+  // time); a failure is a warning naming the cause, and the console serves without the embedded model.
+  const weightsPresent = config.llmEmbedded ? await ensureEmbeddedWeights(config, app.log) : false;
+  // Issue #9 (catalog): every tenant without an upstream gets the embedded one and its model,
+  // published when the embedded runtime is on and its weights are present.
+  await ensureLlmSeeded({ db: container.db, log: app.log, embedded: { available: weightsPresent } });
   // Orders and instances: unfinished instance work gets its job again, running instances are checked (before the job loop starts).
   container.instances.setLogger(app.log);
   app.log.info({ enqueued: await container.instances.recover() }, 'instance recovery');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { screenshotPath, startHarness, type Harness } from './harness.ts';
-import { registerUser, signInWithToken } from './fixtures.ts';
+import { registerUser, signInWithToken, rechargeBySandbox } from './fixtures.ts';
 
 /**
  * Issue #8 acceptance in Chromium: recharge, rent pay-as-you-go from the market, see it running,
@@ -15,16 +15,6 @@ describe('compute: rent, shell, stop, bill, release', () => {
   });
   afterAll(() => h?.close());
 
-  /** ¥100 through the sandbox cashier, as a user does it (wallet.e2e covers the details). */
-  async function recharge(page: Page) {
-    await page.goto(h.url('demo', '/recharge/index'));
-    await page.getByTestId('recharge-method-sandbox').click();
-    await page.getByTestId('recharge-preset-100').click();
-    await page.getByTestId('recharge-submit').click();
-    await page.waitForURL((u) => u.pathname.startsWith('/sandbox/cashier/'));
-    await page.getByRole('button', { name: '确认支付' }).click();
-    await page.locator('[data-testid=recharge-result][data-status=paid]').waitFor({ timeout: 30_000 });
-  }
 
   /** The text of the terminal's rows (xterm's DOM renderer), one string per row. */
   async function terminalRows(shell: Page): Promise<string[]> {
@@ -38,7 +28,7 @@ describe('compute: rent, shell, stop, bill, release', () => {
     let shell: Page | undefined;
     try {
       await signInWithToken(page, h, 'demo', token);
-      await recharge(page);
+      await rechargeBySandbox(page, h);
 
       // The market: a rentable machine's 租用 goes to the create page with its id.
       await page.goto(h.url('demo', '/market/index'));

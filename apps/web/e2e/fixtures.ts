@@ -29,3 +29,14 @@ export async function signInWithToken(page: Page, h: Harness, host: keyof typeof
   await page.goto(h.url(host, '/login'));
   await page.evaluate((t) => localStorage.setItem('Admin-Token', t), token);
 }
+
+/** ¥100 through the sandbox cashier, as a user does it (wallet.e2e covers the details). */
+export async function rechargeBySandbox(page: Page, h: Harness): Promise<void> {
+  await page.goto(h.url('demo', '/recharge/index'));
+  await page.getByTestId('recharge-method-sandbox').click();
+  await page.getByTestId('recharge-preset-100').click();
+  await page.getByTestId('recharge-submit').click();
+  await page.waitForURL((u) => u.pathname.startsWith('/sandbox/cashier/'));
+  await page.getByRole('button', { name: '确认支付' }).click();
+  await page.locator('[data-testid=recharge-result][data-status=paid]').waitFor({ timeout: 30_000 });
+}

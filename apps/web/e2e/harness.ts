@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,9 +13,14 @@ import { seedDemo } from '../../server/src/db/seed.ts';
 import { tenantHosts, tenants } from '../../server/src/db/schema/tenant.ts';
 import { eq } from 'drizzle-orm';
 import { startSshGateway } from '../../server/src/ssh/gateway.ts';
+import { pgliteTemplateFile } from '../../server/test/helpers/db.ts';
+import { ensureBundledWeights } from '../../server/src/adapters/llm/weights.ts';
+import { ensureLlmSeeded } from '../../server/src/modules/llm/llm-seed.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const WEB_DIST = path.resolve(here, '../dist');
+/** Where `npm run llm:fetch` puts the bundled model (the repository's ./data). */
+const REPO_DATA_DIR = path.resolve(here, '../../../data');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
@@ -50,16 +56,27 @@ export type Harness = {
  * a captcha's answer or an SMS code) on a free loopback port with a fresh data dir, serving the
  * built web app, and launches Chromium.
  */
-export async function startHarness(env: Record<string, string> = {}, opts: { ssh?: boolean } = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, opts: { ssh?: boolean; llm?: boolean } = {}): Promise<Harness> {
   if (!fs.existsSync(path.join(WEB_DIST, 'index.html'))) throw new Error('web app not built: run `npm run build` first');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'suanli-e2e-'));
   // Issue #8: SSH_PORT=0 so an SSH gateway, when started, takes a free port.
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', CAPTCHA: 'off', SSH_PORT: '0', ...env });
+  // Issue #9: `{ llm: true }` serves the bundled SmolLM2 (fetched into <repo>/data/models by
+  // `npm run llm:fetch`, or here on first use) and seeds its published model, as `npm start` does.
+  const llmEnv = opts.llm ? { LLM_MODEL_PATH: await ensureBundledWeights({ dataDir: REPO_DATA_DIR }), LLM_THREADS: '1' } : { LLM_EMBEDDED: 'off' };
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', CAPTCHA: 'off', SSH_PORT: '0', ...llmEnv, ...env });
+  // Speed: the embedded database starts as a copy of the migrated template cluster (initdb and the
+  // migrations cost seconds of CPU per spec); the server then opens it as it opens any existing
+  // DATA_DIR, its own migration step finding nothing to do.
+  if (!config.DATABASE_URL) {
+    fs.mkdirSync(path.join(dataDir, 'db'), { recursive: true, mode: 0o700 });
+    execFileSync('tar', ['-xf', await pgliteTemplateFile(), '-C', path.join(dataDir, 'db')]);
+  }
   const container = await createContainer(config);
   await seedDemo(container.db, () => {});
   // Issue #8 (web helper; LEAD: check at merge): the image ready at once that `npm start` seeds.
   // Issue #8: the host-based image, ready at once as `npm start` makes it.
   await container.images.ensureSeeded();
+  if (opts.llm) await ensureLlmSeeded({ db: container.db, log: { info: () => {} }, embedded: { available: true } });
   for (const [code, host] of Object.entries(HOSTS)) {
     const [tenant] = await container.db.select({ id: tenants.id }).from(tenants).where(eq(tenants.code, code));
     if (tenant) await container.db.insert(tenantHosts).values({ host, tenantId: tenant.id }).onConflictDoNothing();

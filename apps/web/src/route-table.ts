@@ -9,7 +9,7 @@ import type { MessageKey } from './locales/i18n.ts';
 
 /** The frame a page renders in: none (sign-in screens), the public site, or the /center console. */
 export type RouteFrame = 'bare' | 'site' | 'center';
-export type CenterMenuIcon = 'home' | 'safe' | 'expense' | 'instance' | 'key' | 'bill' | 'order';
+export type CenterMenuIcon = 'home' | 'safe' | 'expense' | 'instance' | 'key' | 'bill' | 'order' | 'api';
 
 export type AppRoute = {
   name: string;
@@ -53,6 +53,12 @@ export const appRoutes = [
   { name: 'orderDetail', path: '/center/expense/order/orderDetail', title: 'compute.orders.detailTitle', frame: 'center' },
   { name: 'onlyCom', path: '/center/onlyCom', title: 'center.onlyComTitle', frame: 'center' },
   { name: 'operateHome', path: '/operate/home', title: 'site.operate.title', frame: 'bare' },
+  // Issue #9 (web): the large-model platform; its API keys also in the console.
+  { name: 'modelSquare', path: '/largeModel/modelSquare', title: 'llm.square.title', frame: 'site' },
+  { name: 'textChat', path: '/largeModel/textChat', title: 'llm.chat.title', frame: 'site' },
+  { name: 'apiKey', path: '/largeModel/apiKey', title: 'llm.keys.title', frame: 'site' },
+  { name: 'usageChart', path: '/largeModel/usageChart', title: 'llm.usage.title', frame: 'site' },
+  { name: 'aiApiKey', path: '/center/ai-apiKey', title: 'llm.keys.title', frame: 'center', centerMenu: { order: 4, icon: 'api' } },
 ] as const satisfies readonly AppRoute[];
 
 export type RouteName = (typeof appRoutes)[number]['name'];
@@ -67,6 +73,9 @@ export const routeRedirects: Readonly<Record<string, string>> = {
   '/center/control': '/center/control/index',
   '/center/ssh': '/center/ssh/control',
   '/center/expense/order': '/center/expense/order/order',
+  // Issue #9 (web)
+  '/largeModel': '/largeModel/modelSquare',
+  '/ai-apiKey': '/center/ai-apiKey',
 };
 
 /** What any other path shows. */

@@ -45,6 +45,12 @@ const pages: Record<RouteName, LazyExoticComponent<ComponentType>> = {
   bills: page(() => import('./pages/center/expense/BillsPage.tsx'), 'BillsPage'),
   orders: page(() => import('./pages/center/expense/OrdersPage.tsx'), 'OrdersPage'),
   orderDetail: page(() => import('./pages/center/expense/OrderDetailPage.tsx'), 'OrderDetailPage'),
+  // Issue #9 (web)
+  modelSquare: page(() => import('./pages/largeModel/ModelSquarePage.tsx'), 'ModelSquarePage'),
+  textChat: page(() => import('./pages/largeModel/TextChatPage.tsx'), 'TextChatPage'),
+  apiKey: page(() => import('./pages/largeModel/ApiKeysPage.tsx'), 'ApiKeysPage'),
+  usageChart: page(() => import('./pages/largeModel/UsageChartPage.tsx'), 'UsageChartPage'),
+  aiApiKey: page(() => import('./pages/largeModel/ApiKeysPage.tsx'), 'ApiKeysPage'),
 };
 
 const RootLayout = page(() => import('./pages/layout/RootLayout.tsx'), 'RootLayout');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDateTime } from './validation.ts';
 
-export const ledgerKinds = ['recharge', 'order_payment', 'payg_charge', 'refund', 'coupon', 'adjustment'] as const;
+export const ledgerKinds = ['recharge', 'order_payment', 'payg_charge', 'refund', 'coupon', 'adjustment', 'llm_usage'] as const;
 export const ledgerKind = z.enum(ledgerKinds, { error: '交易类型不正确' });
 export type LedgerKind = z.infer<typeof ledgerKind>;
 

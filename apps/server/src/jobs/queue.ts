@@ -198,16 +198,26 @@ export function createJobQueue(deps: {
    */
   async function runDue(log?: Logger): Promise<number> {
     let ran = 0;
+    let freed = 0;
     const active = new Set<Promise<void>>();
     for (;;) {
+      const freedBefore = freed;
       const claimed = await claim();
       for (const job of claimed) {
         ran++;
-        const p: Promise<void> = launch(job, log, () => active.delete(p));
+        const p: Promise<void> = launch(job, log, () => {
+          active.delete(p);
+          freed++;
+        });
         active.add(p);
       }
       if (claimed.length > 0 && inflightTotal < globalLimit) continue; // there may be more of other kinds
-      if (active.size === 0) return ran;
+      if (active.size === 0) {
+        // A claim sizes itself by the free slots before its round trip; slots freed during it (jobs
+        // that finished meanwhile) weren't offered, so claim again before calling it done.
+        if (freed !== freedBefore) continue;
+        return ran;
+      }
       await Promise.race(active);
     }
   }

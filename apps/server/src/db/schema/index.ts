@@ -11,3 +11,4 @@ export * from './server-key.ts';
 export * from './compute.ts';
 export * from './metering.ts';
 export * from './ssh-key.ts';
+export * from './llm.ts';

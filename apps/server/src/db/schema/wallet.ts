@@ -14,6 +14,11 @@ export const wallets = pgTable('wallets', {
     .references(() => users.id),
   tenantId: integer('tenant_id').notNull(),
   balance: bigint('balance', { mode: 'number' }).notNull().default(0),
+  /**
+   * Money held by large-model calls in flight (llm_holds, issue #9): part of the balance that is
+   * spoken for. A debit that may not overdraw must leave balance − held ≥ 0.
+   */
+  held: bigint('held', { mode: 'number' }).notNull().default(0),
   /** Hash of the user's last ledger entry (null before the first): the next posting chains off it in the same statement. */
   lastHash: text('last_hash'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

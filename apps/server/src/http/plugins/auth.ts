@@ -29,6 +29,12 @@ export function authOf(req: FastifyRequest): Authenticated {
   return req.auth;
 }
 
+/** The tenant and user a signed-in user's resources are scoped to (services check every id against it). */
+export function ownerOf(req: FastifyRequest): { tenantId: number; userId: number } {
+  const { user } = authOf(req);
+  return { tenantId: user.tenantId, userId: user.id };
+}
+
 export function registerAuth(app: FastifyInstance, accounts: AccountService): void {
   app.decorateRequest('auth', null);
   app.decorate('requireUser', async (req: FastifyRequest) => {

@@ -42,7 +42,7 @@ export function createLedgerRepository(db: DbOrTx) {
               update ${wallets} set balance = balance + ${p.amount}, updated_at = ${at},
                 last_hash = ${entryHash(sql`coalesce(last_hash, '')`, sql`${p.kind}::text`, sql`${p.amount}::bigint`, sql`${p.ref}::text`, sql`balance + ${p.amount}`, at)}
               where user_id = ${p.userId} and tenant_id = ${p.tenantId}
-                and (${p.amount} > 0 or ${p.allowNegative} or balance + ${p.amount} >= 0)
+                and (${p.amount} > 0 or ${p.allowNegative} or balance - held + ${p.amount} >= 0)
               returning balance, last_hash)
             insert into ${ledgerEntries} (tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at, hash)
             select ${p.tenantId}, ${p.userId}, ${p.kind}, ${p.amount}, w.balance, ${p.ref}, ${p.memo}, ${at}, w.last_hash from w
@@ -85,7 +85,7 @@ export function createLedgerRepository(db: DbOrTx) {
                 last_hash = ${entryHash(sql`coalesce(last_hash, '')`, sql`${p.kind}::text`, sql`p.a`, sql`p.r`, sql`balance + p.a`, at)}
               from p
               where ${wallets}.user_id = p.u and ${wallets}.tenant_id = p.t
-                and (p.a > 0 or ${p.allowNegative} or ${wallets}.balance + p.a >= 0)
+                and (p.a > 0 or ${p.allowNegative} or ${wallets}.balance - ${wallets}.held + p.a >= 0)
               returning ${wallets}.user_id, ${wallets}.balance, ${wallets}.last_hash, p.t, p.a, p.r, p.m)
             insert into ${ledgerEntries} (tenant_id, user_id, kind, amount, balance_after, ref, memo, created_at, hash)
             select w.t, w.user_id, ${p.kind}, w.a, w.balance, w.r, w.m, ${at}, w.last_hash from w
@@ -93,8 +93,8 @@ export function createLedgerRepository(db: DbOrTx) {
       );
       return rows.map((r) => ({ userId: Number(r.user_id), balanceAfter: Number(r.balance_after) }));
     },
-    async walletOf(userId: number): Promise<{ balance: number; tenantId: number } | undefined> {
-      const rows = await db.select({ balance: wallets.balance, tenantId: wallets.tenantId }).from(wallets).where(eq(wallets.userId, userId));
+    async walletOf(userId: number): Promise<{ balance: number; held: number; tenantId: number } | undefined> {
+      const rows = await db.select({ balance: wallets.balance, held: wallets.held, tenantId: wallets.tenantId }).from(wallets).where(eq(wallets.userId, userId));
       return rows[0];
     },
     async findByRef(userId: number, kind: LedgerKind, ref: string): Promise<LedgerRow | undefined> {

@@ -69,7 +69,7 @@ export function createLedgerService(deps: {
     if (replay) return replay;
     const wallet = await repo.walletOf(p.userId);
     if (!wallet || wallet.tenantId !== p.tenantId) throw notFound();
-    throw conflict(`余额不足，还差 ${formatMoney(-(wallet.balance + p.amount))}，请先充值`, ErrorReason.InsufficientBalance);
+    throw conflict(`余额不足，还差 ${formatMoney(-(wallet.balance - wallet.held + p.amount))}，请先充值`, ErrorReason.InsufficientBalance);
   }
 
   return {

@@ -10,6 +10,8 @@ import safe from './safe.ts';
 import site from './site.ts';
 import wallet from './wallet.ts';
 import compute from './compute.ts';
+// Issue #9 (web)
+import llm from './llm.ts';
 
 /** English, loaded only when chosen: most visitors never download it. */
-export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site, wallet, compute };
+export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site, wallet, compute, llm };

@@ -9,6 +9,7 @@ export default {
     recharge: 'Top-up',
     order_payment: 'Order payment',
     payg_charge: 'Pay-as-you-go',
+    llm_usage: 'Large-model calls',
     refund: 'Refund',
     coupon: 'Coupon',
     adjustment: 'Adjustment',

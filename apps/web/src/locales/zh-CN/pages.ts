@@ -6,6 +6,8 @@ import safe from './safe.ts';
 import site from './site.ts';
 import wallet from './wallet.ts';
 import compute from './compute.ts';
+// Issue #9 (web)
+import llm from './llm.ts';
 
 /** The namespaces the sign-in screens don't use: one chunk, loaded with the first other page. */
-export default { home, help, center, datahub, safe, site, wallet, compute };
+export default { home, help, center, datahub, safe, site, wallet, compute, llm };

@@ -6,6 +6,7 @@ export default {
     recharge: '充值',
     order_payment: '订单支付',
     payg_charge: '按量计费',
+    llm_usage: '大模型调用',
     refund: '退款',
     coupon: '优惠券',
     adjustment: '人工调账',

@@ -21,6 +21,7 @@ const KIND_COLOR: Record<LedgerKind, string> = {
   recharge: 'green',
   order_payment: 'blue',
   payg_charge: 'geekblue',
+  llm_usage: 'purple',
   refund: 'cyan',
   coupon: 'gold',
   adjustment: 'purple',
