@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { screenshotPath, startHarness, type Harness } from './harness.ts';
-import { registerUser, signInWithToken, rechargeBySandbox } from './fixtures.ts';
+import { registerUser, signInWithToken, rechargeBySandbox, openRowMenuItem } from './fixtures.ts';
 
 /**
  * Issue #8 acceptance in Chromium: recharge, rent pay-as-you-go from the market, see it running,
@@ -111,10 +111,9 @@ describe('compute: rent, shell, stop, bill, release', () => {
 
       // Release: only once its name is typed.
       await page.goto(h.url('demo', '/center/control/index'));
-      await row.waitFor();
-      await row.getByTestId('instance-more').click();
-      await page.getByRole('menuitem', { name: '释放' }).click();
+      await row.locator('[data-testid=instance-status][data-status=stopped]').waitFor({ timeout: 30_000 });
       const ok = page.getByTestId('release-ok');
+      await openRowMenuItem(page, row, '释放', ok);
       expect(await ok.isDisabled()).toBe(true);
       await page.getByTestId('release-name').fill('e2e-box');
       await ok.click();

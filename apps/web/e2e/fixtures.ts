@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { eq } from 'drizzle-orm';
 import { tenants } from '../../server/src/db/schema/tenant.ts';
 import type { Harness, HOSTS } from './harness.ts';
@@ -39,4 +39,21 @@ export async function rechargeBySandbox(page: Page, h: Harness): Promise<void> {
   await page.waitForURL((u) => u.pathname.startsWith('/sandbox/cashier/'));
   await page.getByRole('button', { name: '确认支付' }).click();
   await page.locator('[data-testid=recharge-result][data-status=paid]').waitFor({ timeout: 30_000 });
+}
+
+/**
+ * Opens a row's 更多 dropdown and picks an item until `opened` (what the item shows) is there.
+ * A click that lands while the dropdown is still moving into place, or while the list re-renders
+ * under it, can be lost on a loaded machine; the user would simply click again, and so does this.
+ */
+export async function openRowMenuItem(page: Page, row: Locator, item: string, opened: Locator, timeout = 60_000): Promise<void> {
+  const until = Date.now() + timeout;
+  for (;;) {
+    if (await opened.isVisible()) return;
+    const menuItem = page.getByRole('menuitem', { name: item });
+    if (!(await menuItem.isVisible())) await row.getByTestId('instance-more').click();
+    await menuItem.click({ timeout: 5_000 }).catch(() => {});
+    if (await opened.waitFor({ timeout: 5_000 }).then(() => true, () => false)) return;
+    if (Date.now() > until) throw new Error(`the row's menu item ${item} did not open what it should within ${timeout} ms`);
+  }
 }
