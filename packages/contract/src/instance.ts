@@ -36,6 +36,10 @@ export const instanceItem = z.object({
   period: prepaidPeriod.nullable(),
   /** Pay-as-you-go price per hour (units); 0 for prepaid. */
   hourly: z.number().int(),
+  /** Issue #10: running (or starting) in no-GPU mode (无卡模式), at NO_GPU_HOURLY, without its GPUs. */
+  noGpu: z.boolean(),
+  /** Issue #10: the instance it was cloned from. */
+  cloneSourceId: z.string().nullable(),
   /** Prepaid: when it ends. */
   expiresAt: z.string().nullable(),
   /** When the platform will release it (stopped 15 days; prepaid 7 days after expiry), if scheduled. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** PRODUCT.md "Orders": kinds and states. Issue #8 builds `new`; the others come with #10. */
+/** PRODUCT.md "Orders": kinds and states. Issue #8 builds `new`; the others are issue #10's changes of an instance. */
 export const orderKinds = ['new', 'renewal', 'charge_type', 'spec_change', 'data_disk', 'clone'] as const;
 export type OrderKind = (typeof orderKinds)[number];
 export const orderStatuses = ['unpaid', 'paid', 'cancelled', 'expired'] as const;
@@ -93,10 +93,13 @@ export const order = z.object({
   dataDiskGb: z.number().int(),
   instanceName: z.string(),
   lines: z.array(orderLine),
+  /** Paid from the balance; negative: refunded to it (issue #10: prepaid → pay-as-you-go, downgrades). */
   amount: z.number().int(),
   hourly: z.number().int(),
-  /** The instance it created (or concerns), once paid. */
+  /** The instance it created (once paid), or (issue #10 changes) the instance it changes. */
   instanceId: z.string().nullable(),
+  /** Clone orders: the instance copied. */
+  sourceInstanceId: z.string().nullable(),
   createdAt: z.string(),
   expiresAt: z.string(),
   paidAt: z.string().nullable(),

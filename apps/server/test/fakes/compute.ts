@@ -17,7 +17,18 @@ export function createFakeCompute() {
   const instances = new Map<string, FakeInstance>();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'suanli-fake-compute-'));
   const calls: { op: string; id: string }[] = [];
-  const switches = { failCreate: 0, failStart: 0, retryable: false, unavailable: undefined as string | undefined, delayMs: 0, failStartOf: new Set<string>() };
+  const switches = {
+    failCreate: 0,
+    failStart: 0,
+    retryable: false,
+    unavailable: undefined as string | undefined,
+    delayMs: 0,
+    failStartOf: new Set<string>(),
+    // Issue #10: what a disk holds, by instance id, instead of what its dir holds; a pause per copied file.
+    dataUsedBytes: new Map<string, number>(),
+    systemUsedBytes: new Map<string, number>(),
+    copyDelayMs: 0,
+  };
 
   const pause = () => (switches.delayMs > 0 ? new Promise((r) => setTimeout(r, switches.delayMs)) : Promise.resolve());
   const failIf = (which: 'failCreate' | 'failStart', what: string) => {
@@ -104,12 +115,87 @@ export function createFakeCompute() {
     async usage(id): Promise<InstanceUsage> {
       const inst = instances.get(id);
       if (!inst) throw new ComputeError(`fake: ${id} is missing`);
-      return { cpuSeconds: 0, memoryBytes: 0, memoryLimitBytes: inst.spec.memoryBytes, dataDiskUsedBytes: 0, dataDiskTotalBytes: inst.spec.dataDiskBytes, systemLayerBytes: 0, processes: inst.state === 'running' ? 1 : 0 };
+      return {
+        cpuSeconds: 0,
+        memoryBytes: 0,
+        memoryLimitBytes: inst.spec.memoryBytes,
+        dataDiskUsedBytes: usedOf(inst),
+        dataDiskTotalBytes: inst.spec.dataDiskBytes,
+        systemLayerBytes: switches.systemUsedBytes.get(id) ?? duBytes(path.join(inst.dir, 'system')),
+        processes: inst.state === 'running' ? 1 : 0,
+      };
     },
     async list() {
       return [...instances.values()].filter((i) => i.state === 'running').map((i) => i.spec.id);
     },
+
+    // Issue #10. The data disk is <dir>/data, the system layer <dir>/system (what the instance wrote).
+    async resizeDataDisk(id, bytes) {
+      calls.push({ op: 'resizeDataDisk', id });
+      const inst = instances.get(id);
+      if (!inst) throw new ComputeError(`fake: ${id} is missing`);
+      if (bytes < inst.spec.dataDiskBytes && inst.state === 'running') throw new ComputeError(`fake: ${id} is running; shrink it stopped`);
+      if (bytes < usedOf(inst)) throw new ComputeError(`fake: ${id} holds ${usedOf(inst)} bytes, more than ${bytes}`);
+      inst.spec = { ...inst.spec, dataDiskBytes: bytes };
+    },
+    async saveSystemLayer(id, dir, opts) {
+      calls.push({ op: 'saveSystemLayer', id });
+      const inst = instances.get(id);
+      if (!inst) throw new ComputeError(`fake: ${id} is missing`);
+      if (inst.state === 'running') throw new ComputeError(`fake: ${id} is running`);
+      await pause();
+      fs.mkdirSync(path.join(dir, 'root'), { recursive: true });
+      const system = path.join(inst.dir, 'system');
+      if (fs.existsSync(system)) fs.cpSync(system, path.join(dir, 'root'), { recursive: true });
+      const sizeBytes = duBytes(path.join(dir, 'root'));
+      opts?.onProgress?.({ copiedBytes: sizeBytes, totalBytes: sizeBytes, files: 0 });
+      return { sizeBytes };
+    },
+    async cloneFrom(sourceId, spec, opts) {
+      calls.push({ op: 'cloneFrom', id: spec.id });
+      await pause();
+      failIf('failCreate', 'clone');
+      const src = instances.get(sourceId);
+      if (!src) throw new ComputeError(`fake: ${sourceId} is missing`);
+      if (src.state === 'running') throw new ComputeError(`fake: ${sourceId} is running`);
+      if (instances.has(spec.id)) return;
+      const dir = path.join(root, spec.id);
+      fs.cpSync(src.dir, dir, { recursive: true });
+      fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
+      instances.set(spec.id, { spec, state: 'created', dir, resets: 0 });
+      const bytes = duBytes(dir);
+      opts?.onProgress?.({ copiedBytes: bytes, totalBytes: bytes, files: 0 });
+    },
+    async copyData(o) {
+      calls.push({ op: 'copyData', id: o.targetId });
+      const src = instances.get(o.sourceId);
+      const dst = instances.get(o.targetId);
+      if (!src || !dst) throw new ComputeError(`fake: ${!src ? o.sourceId : o.targetId} is missing`);
+      const from = path.join(src.dir, 'data', o.sourcePath);
+      const to = path.join(dst.dir, 'data', o.targetPath);
+      if (!fs.existsSync(from)) throw new ComputeError(`fake: ${o.sourcePath || '/'} is missing on ${o.sourceId}`);
+      const files = fs.statSync(from).isDirectory() ? (fs.readdirSync(from, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name))) : [from];
+      const totalBytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
+      const progress = { copiedBytes: 0, totalBytes, files: 0 };
+      for (const f of files) {
+        if (o.signal?.aborted) throw new ComputeError('fake: copy aborted');
+        if (switches.copyDelayMs > 0) await new Promise((r) => setTimeout(r, switches.copyDelayMs));
+        if (o.signal?.aborted) throw new ComputeError('fake: copy aborted');
+        const rel = fs.statSync(from).isDirectory() ? path.relative(from, f) : path.basename(f);
+        fs.mkdirSync(path.dirname(path.join(to, rel)), { recursive: true });
+        fs.copyFileSync(f, path.join(to, rel));
+        progress.copiedBytes += fs.statSync(f).size;
+        progress.files++;
+        o.onProgress?.({ ...progress });
+      }
+      return progress;
+    },
   };
+
+  /** Bytes in the fake data disk (or what a test said it holds). */
+  function usedOf(inst: FakeInstance): number {
+    return switches.dataUsedBytes.get(inst.spec.id) ?? duBytes(path.join(inst.dir, 'data'));
+  }
 
   return Object.assign(driver, {
     instances,
@@ -125,3 +211,10 @@ export function createFakeCompute() {
   });
 }
 export type FakeCompute = ReturnType<typeof createFakeCompute>;
+
+function duBytes(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  let n = 0;
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) if (e.isFile()) n += fs.statSync(path.join(e.parentPath, e.name)).size;
+  return n;
+}

@@ -31,14 +31,49 @@ export interface ComputeDriver {
   usage(id: string): Promise<InstanceUsage>;
   /** Ids of instances whose init is alive on this host (for start-up recovery). */
   list(): Promise<string[]>;
+
+  // ---- Issue #10: instance operations -------------------------------------------------------
+
+  /**
+   * Resize the data disk to `bytes`. Growing works running (online) or stopped; shrinking only
+   * stopped, and never below what the disk holds (a ComputeError, not retryable). Idempotent: the
+   * same size again does nothing. Writes beyond the size fail with "no space" inside.
+   */
+  resizeDataDisk(id: string, bytes: number): Promise<void>;
+  /**
+   * Copy what a stopped instance wrote over its image (its system layer) into `dir` (created; it
+   * holds `root/`, and `usr/` when the image's /usr is the host's), to be stacked as an image
+   * layer (InstanceSpec.image.layers). Returns the layer's size.
+   */
+  saveSystemLayer(id: string, dir: string, opts?: CopyOptions): Promise<{ sizeBytes: number }>;
+  /**
+   * Instead of create(): instance `spec.id` gets copies of stopped instance `sourceId`'s disks —
+   * its system layer and its data disk (grown to spec.dataDiskBytes when larger). Idempotent.
+   */
+  cloneFrom(sourceId: string, spec: InstanceSpec, opts?: CopyOptions): Promise<void>;
+  /**
+   * Copy `sourcePath` of one instance's data disk into `targetPath` of another's (paths relative
+   * to /root/data), mounting a stopped instance's disk for the copy. Files already at the target
+   * with the same size and mtime are skipped, so a copy run again after a crash resumes.
+   * `signal` aborts it (what was copied stays).
+   */
+  copyData(opts: CopyDataOptions): Promise<CopyProgress>;
 }
+
+export type CopyProgress = { copiedBytes: number; totalBytes: number; files: number };
+export type CopyOptions = { signal?: AbortSignal; onProgress?: (p: CopyProgress) => void };
+export type CopyDataOptions = CopyOptions & { sourceId: string; targetId: string; sourcePath: string; targetPath: string };
 
 export type InstanceRuntimeStatus = 'running' | 'stopped' | 'missing';
 
 export type InstanceSpec = {
   id: string;
   hostname: string;
-  image: { id: number; rootPath: string };
+  /**
+   * The image: its base root filesystem, and (issue #10, private images) the layers saved from
+   * instances stacked over it, topmost first (each a dir with `root/` and optionally `usr/`).
+   */
+  image: { id: number; rootPath: string; layers?: string[] };
   cpuCores: number;
   memoryBytes: number;
   pidsMax: number;
@@ -93,6 +128,7 @@ export type InstanceUsage = {
   cpuSeconds: number;
   memoryBytes: number;
   memoryLimitBytes: number;
+  /** Also for a stopped instance (read from its unmounted disk). */
   dataDiskUsedBytes: number;
   dataDiskTotalBytes: number;
   systemLayerBytes: number;

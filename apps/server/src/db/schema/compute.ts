@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { imageStatuses } from '@suanli/contract/machine';
+import { imageKinds, copyStatuses } from '@suanli/contract/instance-ops';
 import { chargeTypes, orderKinds, orderStatuses, prepaidPeriods, type OrderLine } from '@suanli/contract/order';
 import { instanceStatuses } from '@suanli/contract/instance';
 import { tenants } from './tenant.ts';
@@ -109,8 +110,30 @@ export const images = pgTable(
     sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull().default(0),
     published: boolean('published').notNull().default(true),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    // Issue #10: private images, saved from an instance's system disk (snapshots).
+    /** platform (tenant_id null), tenant (an operator's), private (a user's snapshot). */
+    kind: text('kind', { enum: imageKinds }).notNull().default('platform'),
+    /** The user a private image belongs to. */
+    ownerUserId: bigint('owner_user_id', { mode: 'number' }).references(() => users.id),
+    /** The instance it was saved from (kept after that instance is released). */
+    sourceInstanceId: text('source_instance_id'),
+    sourceInstanceName: text('source_instance_name').notNull().default(''),
+    /** The image it lies over (its lower layers); a base can't be deleted while an image lies over it. */
+    parentImageId: integer('parent_image_id'),
+    /**
+     * Layers over `root_path`, topmost first (absolute dirs, each with `root/` and optionally `usr/`
+     * for images whose /usr is the host's): the instance's overlay stacks them above the base.
+     */
+    layers: jsonb('layers').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+    /** Shared to the tenant's image community. */
+    shared: boolean('shared').notNull().default(false),
+    sharedAt: timestamp('shared_at', { withTimezone: true }),
+    /** Instances other users created from it. */
+    useCount: integer('use_count').notNull().default(0),
+    /** A deleted private image: its layer is removed, the row kept for the orders and instances that name it. */
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('images_slug').on(t.slug)],
+  (t) => [uniqueIndex('images_slug').on(t.slug), index('images_owner').on(t.ownerUserId), index('images_shared').on(t.tenantId, t.shared)],
 );
 
 export const orders = pgTable(
@@ -136,8 +159,15 @@ export const orders = pgTable(
       .references(() => images.id),
     dataDiskGb: integer('data_disk_gb').notNull(),
     instanceName: text('instance_name').notNull().default(''),
+    /**
+     * Issue #10, orders that change an instance: what the change asks for, by kind — renewal and
+     * charge_type { period, quantity }, spec_change { gpuCount, fromGpuCount }, data_disk
+     * { dataDiskGb, fromDataDiskGb }, clone { sourceInstanceId }. `instance_id` names the instance
+     * changed (for clone: the new one, once paid). Empty for new-instance orders.
+     */
+    params: jsonb('params').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
     lines: jsonb('lines').$type<OrderLine[]>().notNull(),
-    /** Taken from the balance when paid (0 for pay-as-you-go). */
+    /** Taken from the balance when paid (0 for pay-as-you-go); negative: refunded (issue #10 changes). */
     amount: bigint('amount', { mode: 'number' }).notNull(),
     /** Pay-as-you-go price per hour at the time of ordering. */
     hourly: bigint('hourly', { mode: 'number' }).notNull().default(0),
@@ -147,7 +177,7 @@ export const orders = pgTable(
     paidAt: timestamp('paid_at', { withTimezone: true }),
     closedAt: timestamp('closed_at', { withTimezone: true }),
   },
-  (t) => [index('orders_user_time').on(t.userId, t.createdAt), index('orders_unpaid').on(t.status, t.expiresAt)],
+  (t) => [index('orders_user_time').on(t.userId, t.createdAt), index('orders_unpaid').on(t.status, t.expiresAt), index('orders_instance').on(t.instanceId)],
 );
 
 export const instances = pgTable(
@@ -180,6 +210,10 @@ export const instances = pgTable(
       .references(() => images.id),
     /** Pay-as-you-go price per hour (units). */
     hourly: bigint('hourly', { mode: 'number' }).notNull().default(0),
+    /** Issue #10: running (or starting) in no-GPU mode (无卡模式): no GPU held, NO_GPU_HOURLY. */
+    noGpu: boolean('no_gpu').notNull().default(false),
+    /** Issue #10: a clone's source; provisioning copies its disks instead of starting from the image. */
+    cloneSourceId: text('clone_source_id'),
     /** Root password, sealed (AES-GCM) for display, and its argon2 hash for SSH logins. */
     passwordSealed: text('password_sealed').notNull(),
     passwordHash: text('password_hash').notNull(),
@@ -196,4 +230,38 @@ export const instances = pgTable(
     index('instances_status').on(t.status, t.chargeType),
     index('instances_machine').on(t.machineId),
   ],
+);
+
+/**
+ * Issue #10: a data copy between two of a user's instances' data disks, a persisted job
+ * (`instance.copy_data`) that survives a restart: it resumes, skipping files already copied whole.
+ */
+export const dataCopies = pgTable(
+  'data_copies',
+  {
+    /** `cp-` + 12 lowercase letters/digits. */
+    id: text('id').primaryKey(),
+    tenantId: integer('tenant_id').notNull(),
+    userId: bigint('user_id', { mode: 'number' })
+      .notNull()
+      .references(() => users.id),
+    sourceInstanceId: text('source_instance_id')
+      .notNull()
+      .references(() => instances.id),
+    targetInstanceId: text('target_instance_id')
+      .notNull()
+      .references(() => instances.id),
+    sourcePath: text('source_path').notNull().default(''),
+    targetPath: text('target_path').notNull().default(''),
+    status: text('status', { enum: copyStatuses }).notNull().default('queued'),
+    totalBytes: bigint('total_bytes', { mode: 'number' }).notNull().default(0),
+    copiedBytes: bigint('copied_bytes', { mode: 'number' }).notNull().default(0),
+    files: integer('files').notNull().default(0),
+    error: text('error').notNull().default(''),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('data_copies_user').on(t.userId, t.createdAt), index('data_copies_source').on(t.sourceInstanceId), index('data_copies_target').on(t.targetInstanceId)],
 );

@@ -25,6 +25,13 @@ export const bills = pgTable(
     seconds: integer('seconds').notNull().default(0),
     amount: bigint('amount', { mode: 'number' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Issue #10, prepaid bills: what was refunded of this bill when the instance turned
+     * pay-as-you-go (the unused part of its period, pro rata to the second), and when. A bill is
+     * refunded at most once (refunded_at set in the refunding transaction).
+     */
+    refundedAmount: bigint('refunded_amount', { mode: 'number' }).notNull().default(0),
+    refundedAt: timestamp('refunded_at', { withTimezone: true }),
   },
   (t) => [index('bills_user_time').on(t.userId, t.periodStart), uniqueIndex('bills_instance_period').on(t.instanceId, t.periodStart)],
 );

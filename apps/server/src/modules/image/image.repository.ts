@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import { images, instances, orders } from '../../db/schema/compute.ts';
 
@@ -15,7 +15,8 @@ export function createImageRepository(db: DbOrTx) {
     },
     /** Images a tenant can see: platform images (tenant_id null) and its own. */
     async visibleTo(tenantId: number, opts: { publishedOnly: boolean; statuses?: ImageRow['status'][] }): Promise<ImageRow[]> {
-      const conds = [or(isNull(images.tenantId), eq(images.tenantId, tenantId))];
+      // Private images (issue #10) are their owner's: never in the tenant-wide lists.
+      const conds = [or(isNull(images.tenantId), eq(images.tenantId, tenantId)), ne(images.kind, 'private')];
       if (opts.publishedOnly) conds.push(eq(images.published, true));
       if (opts.statuses) conds.push(inArray(images.status, opts.statuses));
       return db
@@ -28,7 +29,7 @@ export function createImageRepository(db: DbOrTx) {
     async upsertBuilding(values: { tenantId: number | null; slug: string; name: string; description: string; os: string }): Promise<ImageRow> {
       const rows = await db
         .insert(images)
-        .values({ ...values, status: 'building', progress: 0, error: null })
+        .values({ ...values, kind: values.tenantId === null ? 'platform' : 'tenant', status: 'building', progress: 0, error: null })
         .onConflictDoUpdate({ target: images.slug, set: { status: 'building', progress: 0, error: null } })
         .returning();
       return rows[0]!;
@@ -48,7 +49,9 @@ export function createImageRepository(db: DbOrTx) {
     async inUse(id: number): Promise<boolean> {
       const [i] = await db.select({ n: sql<number>`count(*)::int` }).from(instances).where(eq(instances.imageId, id));
       const [o] = await db.select({ n: sql<number>`count(*)::int` }).from(orders).where(eq(orders.imageId, id));
-      return (i?.n ?? 0) + (o?.n ?? 0) > 0;
+      // An image other images lie over (issue #10 layers) is in use too.
+      const [c] = await db.select({ n: sql<number>`count(*)::int` }).from(images).where(eq(images.parentImageId, id));
+      return (i?.n ?? 0) + (o?.n ?? 0) + (c?.n ?? 0) > 0;
     },
     async remove(id: number): Promise<void> {
       await db.delete(images).where(eq(images.id, id));

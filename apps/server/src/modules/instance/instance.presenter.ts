@@ -27,6 +27,8 @@ export function presentInstance(v: InstanceView, password: string, ssh: SshEndpo
     chargeType: v.chargeType,
     period: v.period,
     hourly: v.chargeType === 'payg' ? v.hourly : 0,
+    noGpu: v.noGpu,
+    cloneSourceId: v.cloneSourceId,
     expiresAt: iso(v.expiresAt),
     releaseAt: iso(v.releaseAt),
     createdAt: v.createdAt.toISOString(),

@@ -16,6 +16,8 @@ import type { MeterHooks, MeteredInstance, PlatformActions } from '../metering/m
 import type { InstanceAccess, SshTarget } from './instance-access.ts';
 import { createInstanceRepository, type InstanceRow, type InstanceView } from './instance.repository.ts';
 import { presentInstance, type SshEndpoint } from './instance.presenter.ts';
+import { imageUsableBy } from '../image/image-access.ts';
+import { instanceBusyReason } from './instance-busy.ts';
 import { generateRootPassword, newInstanceId, type PasswordVault } from './password-vault.ts';
 
 /** Persisted job kinds of the instance module (registered in container.ts). */
@@ -147,6 +149,12 @@ export function createInstanceService(deps: {
     if (!canDo(inst.status, action)) throw conflict(refusal(inst.status, action));
   };
 
+  /** Issue #10: nothing may start, stop, reset or release an instance while a clone, copy or image save holds its disks. */
+  async function mustBeFree(tx: Tx, id: string): Promise<void> {
+    const reason = await instanceBusyReason(tx, id);
+    if (reason) throw conflict(reason);
+  }
+
   async function availability(): Promise<void> {
     const a = await compute.availability();
     if (!a.ok) throw conflict(`暂时无法启动实例：${a.reason}`);
@@ -160,7 +168,7 @@ export function createInstanceService(deps: {
     return {
       id: inst.id,
       hostname: inst.id,
-      image: { id: image.id, rootPath: image.rootPath },
+      image: { id: image.id, rootPath: image.rootPath, layers: image.layers },
       cpuCores: inst.cpuCores,
       memoryBytes: inst.memoryGb * GIB,
       pidsMax: Math.min(MAX_PIDS, PIDS_PER_GPU * inst.gpuCount),
@@ -498,6 +506,7 @@ export function createInstanceService(deps: {
       await transaction(async (tx) => {
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'power_off');
+        await mustBeFree(tx, id);
         await beginStop(tx, inst, '');
       });
       return viewOf(id, requestHost);
@@ -510,6 +519,7 @@ export function createInstanceService(deps: {
         const r = createInstanceRepository(tx);
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'power_on');
+        await mustBeFree(tx, id);
         const now = clock();
         if (inst.chargeType === 'prepaid' && inst.expiresAt && inst.expiresAt <= now) throw conflict('包周期实例已到期，请先续费再开机');
         if (inst.chargeType === 'payg') {
@@ -531,6 +541,7 @@ export function createInstanceService(deps: {
       await transaction(async (tx) => {
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'release');
+        await mustBeFree(tx, id);
         await beginRelease(tx, inst, '');
       });
       return viewOf(id, requestHost);
@@ -541,6 +552,7 @@ export function createInstanceService(deps: {
       await transaction(async (tx) => {
         const inst = await lockOwn(tx, owner, id);
         must(inst, 'init');
+        await mustBeFree(tx, id);
         await createInstanceRepository(tx).update(id, { status: 'creating', statusReason: RESETTING, updatedAt: clock() });
         await enqueueJob(tx, INSTANCE_JOBS.reset, { instanceId: id, previousImageId: inst.imageId }, clock());
       });
@@ -553,9 +565,10 @@ export function createInstanceService(deps: {
         const r = createInstanceRepository(tx);
         const inst = await lockOwn(tx, owner, id);
         const image = await r.image(imageId);
-        if (!image || !image.published || (image.tenantId !== null && image.tenantId !== owner.tenantId)) throw notFound('镜像不存在');
+        if (!image || !imageUsableBy(image, owner)) throw notFound('镜像不存在');
         if (image.status !== 'ready' || !image.rootPath) throw conflict(`镜像「${image.name}」尚未就绪，暂不可用`);
         must(inst, 'change_image');
+        await mustBeFree(tx, id);
         await r.update(id, { status: 'creating', statusReason: CHANGING_IMAGE, imageId, updatedAt: clock() });
         await enqueueJob(tx, INSTANCE_JOBS.reset, { instanceId: id, previousImageId: inst.imageId }, clock());
       });

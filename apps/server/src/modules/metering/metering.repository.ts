@@ -128,6 +128,8 @@ export function createMeteringRepository(db: DbOrTx) {
             seconds: bills.seconds,
             amount: bills.amount,
             createdAt: bills.createdAt,
+            refundedAmount: bills.refundedAmount,
+            refundedAt: bills.refundedAt,
             instanceName: instances.name,
           })
           .from(bills)

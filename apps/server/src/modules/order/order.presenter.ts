@@ -30,6 +30,7 @@ export function presentOrder(v: OrderView, now: Date): Order {
     amount: v.amount,
     hourly: v.hourly,
     instanceId: v.instanceId,
+    sourceInstanceId: typeof v.params?.sourceInstanceId === 'string' ? v.params.sourceInstanceId : null,
     createdAt: v.createdAt.toISOString(),
     expiresAt: v.expiresAt.toISOString(),
     paidAt: iso(v.paidAt),

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { ORDER_TTL_MINUTES, MAX_PREPAID_QUANTITY, type Order, type OrderListQuery, type OrderPage, type PricePreview, type PrepaidPeriod } from '@suanli/contract/order';
+import { ORDER_TTL_MINUTES, MAX_PREPAID_QUANTITY, type Order, type OrderKind, type OrderListQuery, type OrderPage, type PricePreview, type PrepaidPeriod } from '@suanli/contract/order';
 import { ErrorReason } from '@suanli/contract/errors';
 import { formatMoney } from '@suanli/domain/format';
 import { prepaidDurationMs, quotePayg, quotePrepaid, type PriceQuote } from '@suanli/domain/pricing';
-import type { Db } from '../../db/client.ts';
+import type { Db, Tx } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import type { LedgerService } from '../wallet/ledger.service.ts';
@@ -12,6 +12,7 @@ import type { InstanceService } from '../instance/instance.service.ts';
 import { createInstanceRepository } from '../instance/instance.repository.ts';
 import { createOrderRepository, type MachineView, type OrderRow } from './order.repository.ts';
 import { effectiveStatus, presentOrder } from './order.presenter.ts';
+import { imageUsableBy } from '../image/image-access.ts';
 
 type Owner = { tenantId: number; userId: number };
 export type Spec = { machineId: number; gpuCount: number; imageId: number; dataDiskGb?: number };
@@ -19,12 +20,28 @@ type Log = { info: (o: object, m?: string) => void; error: (o: object, m?: strin
 
 /** How often the leader marks unpaid orders past their TTL expired. */
 export const ORDER_EXPIRE_EVERY_MS = 60_000;
-const TTL_MS = ORDER_TTL_MINUTES * 60_000;
+export const ORDER_TTL_MS = ORDER_TTL_MINUTES * 60_000;
+const TTL_MS = ORDER_TTL_MS;
 /** Unpaid orders one user may have open at once (they hold nothing, but each is a row). */
 export const MAX_OPEN_ORDERS = 20;
 
+/**
+ * Issue #10: orders of the other kinds (renewal, charge_type, spec_change, data_disk, clone) are
+ * created by the module that owns the change and paid here, through the handler it registers.
+ */
+export interface OrderKindHandler<P = unknown> {
+  /** Before the paying transaction (slow or outside work: availability, password hashing). */
+  prepare?(order: OrderRow): Promise<P>;
+  /**
+   * Inside the paying transaction, the order row locked and checked payable: re-check what the
+   * change needs (409 with the reason, rolling everything back), post the money through the
+   * ledger in `tx`, change the instance. Returns the instance it concerns (for clone, the new one).
+   */
+  pay(tx: Tx, order: OrderRow, now: Date, prepared: P): Promise<{ instanceId: string; charged: boolean }>;
+}
+
 /** Order numbers: yyyymmddHHMMSS (Beijing time) + 6 random digits, what the user sees and quotes. */
-function newOrderId(now: Date): string {
+export function newOrderId(now: Date): string {
   const bj = new Date(now.getTime() + 8 * 3_600_000).toISOString();
   const stamp = bj.slice(0, 19).replace(/[-T:]/g, '');
   return `${stamp}${crypto.randomInt(0, 1_000_000).toString().padStart(6, '0')}`;
@@ -48,6 +65,27 @@ export function createOrderService(deps: {
 }) {
   const { db, clock, ledger, instances, meter } = deps;
   const repo = createOrderRepository(db);
+  const kindHandlers = new Map<OrderKind, OrderKindHandler<unknown>>();
+
+  /** Pays an order of a kind other than `new` through its module's handler (see OrderKindHandler). */
+  async function payThroughHandler(owner: Owner, pre: OrderRow): Promise<void> {
+    const handler = kindHandlers.get(pre.kind);
+    if (!handler) throw conflict('该类型的订单暂不能支付');
+    const prepared = handler.prepare ? await handler.prepare(pre) : undefined;
+    let charged = false;
+    await db.transaction(async (tx) => {
+      const r = createOrderRepository(tx);
+      const o = await r.lock(pre.id);
+      if (!o || o.userId !== owner.userId || o.tenantId !== owner.tenantId) throw notFound('订单不存在');
+      const now = clock();
+      refuseClosed(o, now, '支付');
+      const done = await handler.pay(tx, o, now, prepared);
+      charged = done.charged;
+      await r.markPaid(o.id, done.instanceId, now);
+    });
+    instances.changed();
+    if (charged) deps.onBalanceChanged?.(owner.userId);
+  }
 
   /**
    * What an order may ask for, checked against the rows: the tenant's machine (404), online (409),
@@ -62,7 +100,7 @@ export function createOrderService(deps: {
     const free = machine.gpuTotal - machine.gpuUsed;
     if (opts.checkFree && free < spec.gpuCount) throw conflict(free === 0 ? `机器 ${machine.hostName} 的 GPU 已售罄，请选择其他机器` : `机器 ${machine.hostName} 仅剩 ${free} 张空闲 GPU，请减少 GPU 数量或选择其他机器`);
     const image = await repo.findImage(spec.imageId);
-    if (!image || !image.published || (image.tenantId !== null && image.tenantId !== owner.tenantId)) throw notFound('镜像不存在');
+    if (!image || !imageUsableBy(image, owner)) throw notFound('镜像不存在');
     if (image.status !== 'ready' || !image.rootPath) throw conflict(`镜像「${image.name}」尚未就绪，暂不可用`);
     const dataDiskGb = spec.dataDiskGb ?? machine.dataDiskFreeGb;
     if (dataDiskGb < machine.dataDiskFreeGb) throw badRequest(`数据盘不能小于免费赠送的 ${machine.dataDiskFreeGb} GB`);
@@ -166,6 +204,10 @@ export function createOrderService(deps: {
       const pre = await repo.findView(id);
       if (!pre || pre.userId !== owner.userId || pre.tenantId !== owner.tenantId) throw notFound('订单不存在');
       refuseClosed(pre, clock(), '支付');
+      if (pre.kind !== 'new') {
+        await payThroughHandler(owner, pre);
+        return service.get(owner, id);
+      }
       await instances.availability();
       const password = await instances.preparePassword();
       let charged = false;
@@ -179,7 +221,7 @@ export function createOrderService(deps: {
         if (!machine) throw notFound('机器不存在');
         if (!machine.online) throw conflict(`机器 ${machine.hostName} 已下线，暂不可租用，本次未扣费`);
         const image = await r.findImage(o.imageId);
-        if (!image || image.status !== 'ready' || !image.rootPath) throw conflict('所选镜像已不可用，请重新下单');
+        if (!image || !imageUsableBy(image, owner) || image.status !== 'ready' || !image.rootPath) throw conflict('所选镜像已不可用，请重新下单');
         const ir = createInstanceRepository(tx);
         if (o.chargeType === 'payg') {
           const balance = await ir.balanceOf(owner.userId);
@@ -222,6 +264,11 @@ export function createOrderService(deps: {
       instances.changed(); // committed: drop cached instance lists (see InstanceService.list)
       if (charged) deps.onBalanceChanged?.(owner.userId);
       return service.get(owner, id);
+    },
+
+    /** Issue #10: the module that creates orders of `kind` pays them through `handler`. */
+    registerKind<P>(kind: Exclude<OrderKind, 'new'>, handler: OrderKindHandler<P>): void {
+      kindHandlers.set(kind, handler as OrderKindHandler<unknown>);
     },
 
     /** The expiry task (leader): unpaid orders past their TTL become expired. */

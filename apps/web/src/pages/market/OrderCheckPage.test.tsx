@@ -31,6 +31,7 @@ const order = (over: Partial<Order> = {}): Order => ({
   amount: 3_800_000,
   hourly: 0,
   instanceId: null,
+  sourceInstanceId: null,
   createdAt: new Date().toISOString(),
   expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
   paidAt: null,

@@ -476,6 +476,20 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
       if (!fs.existsSync(base)) return [];
       return fs.readdirSync(base).filter((id) => ID.test(id) && initOf(id) !== null);
     },
+
+    // Issue #10 (driver helper replaces these).
+    async resizeDataDisk() {
+      throw new ComputeError('resizeDataDisk: not built yet');
+    },
+    async saveSystemLayer() {
+      throw new ComputeError('saveSystemLayer: not built yet');
+    },
+    async cloneFrom() {
+      throw new ComputeError('cloneFrom: not built yet');
+    },
+    async copyData() {
+      throw new ComputeError('copyData: not built yet');
+    },
   };
   return driver;
 }

@@ -30,6 +30,8 @@ const inst = (over: Partial<InstanceItem> = {}): InstanceItem => ({
   chargeType: 'payg',
   period: null,
   hourly: 36_000,
+  noGpu: false,
+  cloneSourceId: null,
   expiresAt: null,
   releaseAt: null,
   createdAt: '2026-11-23T00:00:00Z',
