@@ -241,9 +241,11 @@ describe.each(engines)('cloning instances on %s', (engine) => {
 
   it(`${RACERS} users cloning onto the machine’s last GPU at once: one wins, the others get 409 and pay nothing; balance == ledger`, async () => {
     const target = await createInventory(t, { gpuTotal: 4, gpuUsed: 3 });
+    // Sources one after another (each runs the job queue), then the orders, then the payments at once.
+    const sources = [];
+    for (let i = 0; i < RACERS; i++) sources.push(await source({ balance: 500 * YUAN }));
     const racers = await Promise.all(
-      Array.from({ length: RACERS }, async (_, i) => {
-        const s = await source({ balance: 500 * YUAN });
+      sources.map(async (s, i) => {
         const kind = i % 2 === 0 ? 'prepay' : 'payg';
         const body = { instanceId: s.id, machineId: target.machine.id, gpuCount: 1, ...(kind === 'prepay' ? { period: 'day', quantity: 1 } : {}) };
         const res = await post(`/api/v1/order/instance/clone/${kind}`, s.token, body);
