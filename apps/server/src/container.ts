@@ -193,7 +193,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const orders = createOrderService({ db, clock, ledger, instances, meter, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
   const driverJob = { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: DRIVER_ATTEMPTS, maxBackoffSeconds: 30 } };
   const instanceJobKinds: Record<string, JobKindOptions> = {
-    [INSTANCE_JOBS.provision]: driverJob,
+    [INSTANCE_JOBS.provision]: { ...driverJob, timeoutMs: 30 * 60_000 }, // Issue #10 (clone, copy, no-GPU): a clone copies whole disks
     [INSTANCE_JOBS.powerOn]: driverJob,
     [INSTANCE_JOBS.reset]: driverJob,
     [INSTANCE_JOBS.recover]: driverJob,

@@ -242,7 +242,7 @@ describe.each(engines)('cloning instances on %s', (engine) => {
   it(`${RACERS} users cloning onto the machine’s last GPU at once: one wins, the others get 409 and pay nothing; balance == ledger`, async () => {
     const target = await createInventory(t, { gpuTotal: 4, gpuUsed: 3 });
     // Sources one after another (each runs the job queue), then the orders, then the payments at once.
-    const sources = [];
+    const sources: Awaited<ReturnType<typeof source>>[] = [];
     for (let i = 0; i < RACERS; i++) sources.push(await source({ balance: 500 * YUAN }));
     const racers = await Promise.all(
       sources.map(async (s, i) => {

@@ -157,7 +157,7 @@ describe.each(engines)('data copies, migratable instances and disk usage on %s',
 
   it(`allows at most ${MAX_ACTIVE_COPIES} copies queued or running per user (429), counting under a lock`, async () => {
     const u = await createUser(t);
-    const boxes = [];
+    const boxes: Awaited<ReturnType<typeof rent>>[] = [];
     for (let i = 0; i < MAX_ACTIVE_COPIES + 2; i++) boxes.push(await rent(u));
     // More creations at once than allowed: exactly MAX_ACTIVE_COPIES succeed.
     const answers = await Promise.all(boxes.slice(1).map((b) => post('/api/v1/instance/copy_data', u.token, { sourceInstanceId: boxes[0]!.id, targetInstanceId: b.id })));

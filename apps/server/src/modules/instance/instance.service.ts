@@ -692,7 +692,7 @@ export function createInstanceService(deps: {
           let dataUsedBytes = 0;
           let dataTotalBytes = 0;
           // A creating or failed instance may have no disks yet (or any more): zeros, not an error.
-          if (r.status !== 'creating' && r.status !== 'failed') {
+          if (r.status !== 'creating' && !(r.status === 'failed' && !r.startedAt)) {
             try {
               const u = await compute.usage(r.id);
               systemUsedBytes = Math.max(0, Math.round(u.systemLayerBytes));
