@@ -39,6 +39,8 @@ import { createInstanceService, DRIVER_ATTEMPTS, INSTANCE_JOBS } from './modules
 import { createPasswordVault } from './modules/instance/password-vault.ts';
 import { createLocalDriver } from './adapters/compute/local.ts';
 import { createOrderService, ORDER_EXPIRE_EVERY_MS } from './modules/order/order.service.ts';
+import { createCloneService } from './modules/instance/clone.service.ts'; // Issue #10 (clone, copy, no-GPU)
+import { COPY_JOB, COPY_JOB_OPTIONS, COPY_RECOVER_EVERY_MS } from './modules/instance/data-copy.service.ts'; // Issue #10 (clone, copy, no-GPU)
 // Compute images (issue #8, driver): root filesystems under $DATA_DIR/images, built by jobs.
 import { createImageService, IMAGE_BUILD_JOB, IMAGE_BUILD_JOB_OPTIONS } from './modules/image/image.service.ts';
 // issue #8 (ssh): SSH public keys, web shell tickets, the InstanceAccess the shell and SSH gateway use.
@@ -191,14 +193,16 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const orders = createOrderService({ db, clock, ledger, instances, meter, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
   const driverJob = { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: DRIVER_ATTEMPTS, maxBackoffSeconds: 30 } };
   const instanceJobKinds: Record<string, JobKindOptions> = {
-    [INSTANCE_JOBS.provision]: driverJob,
+    [INSTANCE_JOBS.provision]: { ...driverJob, timeoutMs: 30 * 60_000 }, // Issue #10 (clone, copy, no-GPU): a clone copies whole disks
     [INSTANCE_JOBS.powerOn]: driverJob,
     [INSTANCE_JOBS.reset]: driverJob,
     [INSTANCE_JOBS.recover]: driverJob,
     // Stopping and releasing are retried until they succeed (the instance is not billed meanwhile).
     [INSTANCE_JOBS.powerOff]: { concurrency: 8, timeoutMs: 60_000, retry: { maxAttempts: 20, maxBackoffSeconds: 300 } },
     [INSTANCE_JOBS.release]: { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: 20, maxBackoffSeconds: 300 } },
+    [COPY_JOB]: COPY_JOB_OPTIONS, // Issue #10 (clone, copy, no-GPU): data copies, long-running
   };
+  const clones = createCloneService({ db, clock, ledger, instances, orders, meter }); // Issue #10 (clone, copy, no-GPU): registers the 'clone' order kind
 
   // Compute images (issue #8): the host-based image is seeded by main.ts (images.ensureSeeded()).
   const images = createImageService({ db, dataDir: config.dataDir });
@@ -253,6 +257,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // Issue #8 (meter): settle pay-as-you-go, stop arrears and expired prepaid, release (docs/metering.md).
   scheduledTasks.push({ name: 'metering.tick', everyMs: SETTLE_EVERY_MS, run: () => metering.tick() });
   scheduledTasks.push({ name: 'order.expire', everyMs: ORDER_EXPIRE_EVERY_MS, run: () => orders.expireDue() }); // orders and instances
+  scheduledTasks.push({ name: 'copy.recover', everyMs: COPY_RECOVER_EVERY_MS, run: () => instances.copies.recoverStale() }); // Issue #10 (clone, copy, no-GPU)
   // Issue #9 (gateway): holds a crashed process left are released after 30 minutes.
   scheduledTasks.push({ name: LLM_SWEEP_TASK, everyMs: SWEEP_EVERY_MS, run: () => llmBilling.sweep(HOLD_STALE_MS) });
 
@@ -278,6 +283,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     compute,
     instances,
     orders,
+    clones, // Issue #10 (clone, copy, no-GPU)
     images,
     // issue #8 (ssh): public keys, web shell tickets and the instance access of the shell and SSH gateway.
     sshKeys: createSshKeyService({ db, clock }),

@@ -6,6 +6,7 @@ import type { App } from '../route-types.ts';
 import { RATE_LIMITS } from '../route-types.ts';
 import { ok } from '../envelope.ts';
 import { authOf } from '../plugins/auth.ts';
+import { powerOnBody } from '@suanli/contract/instance-ops';
 import type { InstanceService } from '../../modules/instance/instance.service.ts';
 
 const ownerOf = (req: FastifyRequest) => {
@@ -63,8 +64,18 @@ export function instanceRoutes(app: App, instances: InstanceService) {
 
   app.post(
     '/api/v1/ide-instance/power_on',
-    { onRequest: app.requireUser, schema: { tags, summary: '开机（按量计费需余额至少够一小时，并重新占用 GPU）', security, body: instanceRef, response: item } },
-    async (req) => ok(await instances.powerOn(ownerOf(req), req.body.instanceId, req.headers.host)),
+    {
+      onRequest: app.requireUser,
+      schema: {
+        tags,
+        summary: '开机（按量计费需余额至少够一小时，并重新占用 GPU）；noGpu: true 为无卡模式开机',
+        description: '无卡模式（noGpu: true）：仅限已关机的按量计费实例，不占用 GPU，以 1 核 CPU、2 GB 内存运行，按 ¥0.10/小时计费，用于在 GPU 被占满时取用数据。',
+        security,
+        body: powerOnBody,
+        response: item,
+      },
+    },
+    async (req) => ok(await instances.powerOn(ownerOf(req), req.body.instanceId, req.headers.host, { noGpu: req.body.noGpu === true })),
   );
 
   app.post(

@@ -139,6 +139,41 @@ export function createInstanceRepository(db: DbOrTx) {
       const rows = await db.select({ key: sshKeys.publicKey }).from(sshKeys).where(eq(sshKeys.userId, userId)).orderBy(asc(sshKeys.id));
       return rows.map((r) => r.key);
     },
+    /**
+     * Issue #10 (user_left_migrate): a user's instances whose disks still exist — stopped, running,
+     * or failed after having run (a failed provisioning has none) — with their machine's state.
+     */
+    async withDisks(userId: number) {
+      return db
+        .select({
+          id: instances.id,
+          tenantId: instances.tenantId,
+          name: instances.name,
+          status: instances.status,
+          machineId: instances.machineId,
+          hostName: machines.hostName,
+          machineOnline: machines.online,
+          dataDiskGb: instances.dataDiskGb,
+          createdAt: instances.createdAt,
+        })
+        .from(instances)
+        .innerJoin(machines, eq(machines.id, instances.machineId))
+        .where(
+          and(
+            eq(instances.userId, userId),
+            or(inArray(instances.status, ['stopped', 'running']), and(eq(instances.status, 'failed'), sql`${instances.startedAt} is not null`)),
+          ),
+        )
+        .orderBy(desc(instances.createdAt), desc(instances.id));
+    },
+    /** Issue #10 (disk usage): a user's instances not released, newest first. */
+    async notReleased(userId: number): Promise<InstanceRow[]> {
+      return db
+        .select()
+        .from(instances)
+        .where(and(eq(instances.userId, userId), ne(instances.status, 'released')))
+        .orderBy(desc(instances.createdAt), desc(instances.id));
+    },
     /** Instances in a state a job should move on from, or that should be running (start-up recovery). */
     async unsettled(): Promise<InstanceRow[]> {
       return db

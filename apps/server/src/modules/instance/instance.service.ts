@@ -19,6 +19,8 @@ import { presentInstance, type SshEndpoint } from './instance.presenter.ts';
 import { imageUsableBy } from '../image/image-access.ts';
 import { instanceBusyReason } from './instance-busy.ts';
 import { generateRootPassword, newInstanceId, type PasswordVault } from './password-vault.ts';
+import { DISK_WARN_RATIO, NO_GPU_CPU_CORES, NO_GPU_HOURLY, NO_GPU_MEMORY_GB, type InstanceDiskUsage, type MigratableInstance } from '@suanli/contract/instance-ops';
+import { COPY_JOB, createDataCopyService } from './data-copy.service.ts';
 
 /** Persisted job kinds of the instance module (registered in container.ts). */
 export const INSTANCE_JOBS = {
@@ -28,6 +30,8 @@ export const INSTANCE_JOBS = {
   release: 'instance.release',
   reset: 'instance.reset',
   recover: 'instance.recover',
+  /** Issue #10: a data copy between two instances (data-copy.service.ts). */
+  copyData: COPY_JOB,
 } as const;
 
 /** Attempts of a driver call before the instance is given up on (a retryable ComputeError is retried). */
@@ -49,6 +53,10 @@ const MAX_PIDS = 8192;
 const RESETTING = '正在重置系统';
 const CHANGING_IMAGE = '正在更换镜像';
 export const DEMO_BANNER = '演示机器：无物理 GPU';
+/** Issue #10: printed at every login of an instance started in no-GPU mode. */
+export const NO_GPU_BANNER = `无卡模式：本次开机未挂载 GPU（${NO_GPU_CPU_CORES} 核 CPU、${NO_GPU_MEMORY_GB} GB 内存，按 ¥${(NO_GPU_HOURLY / 10_000).toFixed(2)}/小时计费）。需要 GPU 时请关机后正常开机。`;
+/** /center/system reads each instance's disks through the driver, this many at once. */
+const USAGE_CONCURRENCY = 4;
 
 type Owner = { tenantId: number; userId: number };
 type Log = { info: (o: object, m?: string) => void; error: (o: object, m?: string) => void; warn?: (o: object, m?: string) => void };
@@ -70,14 +78,17 @@ export type NewInstance = {
   expiresAt: Date | null;
   /** Prepared before the transaction (argon2 takes tens of ms): see preparePassword. */
   password: { id: string; sealed: string; hash: string };
+  /** Issue #10: a clone of this stopped instance (provisioning copies its disks instead of the image). */
+  cloneSourceId?: string | null;
 };
 
-const metered = (i: Pick<InstanceRow, 'id' | 'tenantId' | 'userId' | 'chargeType' | 'hourly'>): MeteredInstance => ({
+/** What metering charges: the instance's hourly price, or NO_GPU_HOURLY for a no-GPU run (issue #10). */
+const metered = (i: Pick<InstanceRow, 'id' | 'tenantId' | 'userId' | 'chargeType' | 'hourly' | 'noGpu'>): MeteredInstance => ({
   id: i.id,
   tenantId: i.tenantId,
   userId: i.userId,
   chargeType: i.chargeType,
-  hourly: i.chargeType === 'payg' ? i.hourly : 0,
+  hourly: i.chargeType === 'payg' ? (i.noGpu ? NO_GPU_HOURLY : i.hourly) : 0,
 });
 
 /** Why a driver call failed, for the user (the driver's own message is for operators, logged). */
@@ -97,6 +108,8 @@ export function createInstanceService(deps: {
   const { db, clock, compute, meter, vault } = deps;
   const repo = createInstanceRepository(db);
   let log = deps.log ?? silent;
+  // Issue #10: data copies between a user's instances (their job runs with the instance jobs).
+  const copies = createDataCopyService({ db, clock, compute, log: { info: (o, m) => log.info(o, m), error: (o, m) => log.error(o, m) } });
 
   /**
    * The console polls the instance list; answering each poll from the database would cost a
@@ -165,17 +178,20 @@ export function createInstanceService(deps: {
     const [machine, image, keys] = await Promise.all([repo.machine(inst.machineId), repo.image(inst.imageId), repo.publicKeysOf(inst.userId)]);
     if (!machine) throw new Error(`instance ${inst.id}: machine ${inst.machineId} is gone`);
     if (!image?.rootPath || image.status !== 'ready') throw new Error(`instance ${inst.id}: image ${inst.imageId} is not ready`);
+    const banner = machine.demo ? `${DEMO_BANNER}\n实例 ${inst.id}（${image.name}）` : `实例 ${inst.id}（${image.name}）`;
+    // Issue #10, no-GPU mode (无卡模式): no GPU device, 1 core, 2 GB, and the login says so.
+    const noGpu = inst.noGpu;
     return {
       id: inst.id,
       hostname: inst.id,
       image: { id: image.id, rootPath: image.rootPath, layers: image.layers },
-      cpuCores: inst.cpuCores,
-      memoryBytes: inst.memoryGb * GIB,
+      cpuCores: noGpu ? NO_GPU_CPU_CORES : inst.cpuCores,
+      memoryBytes: (noGpu ? NO_GPU_MEMORY_GB : inst.memoryGb) * GIB,
       pidsMax: Math.min(MAX_PIDS, PIDS_PER_GPU * inst.gpuCount),
       dataDiskBytes: inst.dataDiskGb * GIB,
       systemDiskBytes: inst.systemDiskGb * GIB,
-      gpuDevices: machine.demo ? [] : machine.gpuDevices,
-      banner: machine.demo ? `${DEMO_BANNER}\n实例 ${inst.id}（${image.name}）` : `实例 ${inst.id}（${image.name}）`,
+      gpuDevices: noGpu || machine.demo ? [] : machine.gpuDevices,
+      banner: noGpu ? `${NO_GPU_BANNER}\n${banner}` : banner,
       authorizedKeys: keys,
     };
   }
@@ -197,7 +213,9 @@ export function createInstanceService(deps: {
     if (!inst || inst.status !== 'creating') return;
     try {
       const spec = await specOf(inst);
-      await compute.create(spec);
+      // Issue #10: a clone gets copies of its (stopped, busy meanwhile) source's disks instead of the image.
+      if (inst.cloneSourceId) await compute.cloneFrom(inst.cloneSourceId, spec);
+      else await compute.create(spec);
       await compute.start(spec);
     } catch (err) {
       if (!isFinal(err, ctx)) throw err;
@@ -249,7 +267,8 @@ export function createInstanceService(deps: {
       // Pay-as-you-go gives its GPUs back while stopped; prepaid keeps them (it paid for them).
       const freeing = cur.chargeType === 'payg' && cur.gpuHeld;
       if (freeing) await r.freeGpus(cur.machineId, cur.gpuCount);
-      await r.update(id, { status: 'stopped', stoppedAt, gpuHeld: freeing ? false : cur.gpuHeld, updatedAt: now, releaseAt: releaseAtOf(cur, stoppedAt) });
+      // A no-GPU run held no GPU (nothing freed) and ends here: the next start is a normal one unless asked again.
+      await r.update(id, { status: 'stopped', stoppedAt, gpuHeld: freeing ? false : cur.gpuHeld, noGpu: false, updatedAt: now, releaseAt: releaseAtOf(cur, stoppedAt) });
     });
   }
 
@@ -269,7 +288,7 @@ export function createInstanceService(deps: {
         const now = clock();
         const freeing = cur.chargeType === 'payg' && cur.gpuHeld;
         if (freeing) await r.freeGpus(cur.machineId, cur.gpuCount);
-        await r.update(id, { status: 'stopped', statusReason: userReason('开机失败'), gpuHeld: freeing ? false : cur.gpuHeld, updatedAt: now, releaseAt: releaseAtOf(cur, cur.stoppedAt ?? now) });
+        await r.update(id, { status: 'stopped', statusReason: userReason('开机失败'), gpuHeld: freeing ? false : cur.gpuHeld, noGpu: false, updatedAt: now, releaseAt: releaseAtOf(cur, cur.stoppedAt ?? now) });
       });
       return;
     }
@@ -294,7 +313,7 @@ export function createInstanceService(deps: {
       if (!cur || cur.status !== 'releasing') return;
       const now = clock();
       if (cur.gpuHeld) await r.freeGpus(cur.machineId, cur.gpuCount);
-      await r.update(id, { status: 'released', gpuHeld: false, releasedAt: now, releaseAt: null, updatedAt: now });
+      await r.update(id, { status: 'released', gpuHeld: false, noGpu: false, releasedAt: now, releaseAt: null, updatedAt: now });
     });
   }
 
@@ -346,7 +365,7 @@ export function createInstanceService(deps: {
       const now = clock();
       const freeing = cur.chargeType === 'payg' && cur.gpuHeld;
       if (freeing) await r.freeGpus(cur.machineId, cur.gpuCount);
-      await r.update(id, { status: 'stopped', statusReason: userReason('服务器重启后未能恢复运行'), stoppedAt: now, gpuHeld: freeing ? false : cur.gpuHeld, updatedAt: now, releaseAt: releaseAtOf(cur, now) });
+      await r.update(id, { status: 'stopped', statusReason: userReason('服务器重启后未能恢复运行'), stoppedAt: now, gpuHeld: freeing ? false : cur.gpuHeld, noGpu: false, updatedAt: now, releaseAt: releaseAtOf(cur, now) });
       await meter.stopped(tx, id, now);
     });
   }
@@ -365,6 +384,22 @@ export function createInstanceService(deps: {
     await createInstanceRepository(tx).update(inst.id, { status: 'releasing', statusReason: reason, updatedAt: now, ...(inst.status === 'running' ? { stoppedAt: now } : {}) });
     if (inst.status === 'running') await meter.stopped(tx, inst.id, now);
     await enqueueJob(tx, INSTANCE_JOBS.release, { instanceId: inst.id }, clock());
+  }
+
+  /** Issue #10: stopped pay-as-you-go → starting without GPUs (无卡模式), under the instance's row lock. */
+  async function beginNoGpuStart(tx: Tx, inst: InstanceRow): Promise<void> {
+    const r = createInstanceRepository(tx);
+    if (inst.chargeType !== 'payg') throw conflict('包周期实例已占用 GPU，不支持无卡模式开机，请正常开机');
+    must(inst, 'power_on');
+    await mustBeFree(tx, inst.id);
+    const balance = await r.balanceOf(inst.userId);
+    if (balance < NO_GPU_HOURLY) {
+      throw conflict(`余额不足：无卡模式开机需至少可支付一小时的费用 ${formatMoney(NO_GPU_HOURLY)}，还差 ${formatMoney(NO_GPU_HOURLY - balance)}，请先充值`, ErrorReason.InsufficientBalance);
+    }
+    // A stopped pay-as-you-go instance holds no GPU; should one be held, it is given back (the mode holds none).
+    if (inst.gpuHeld) await r.freeGpus(inst.machineId, inst.gpuCount);
+    await r.update(inst.id, { status: 'starting', statusReason: '', gpuHeld: false, noGpu: true, updatedAt: clock() });
+    await enqueueJob(tx, INSTANCE_JOBS.powerOn, { instanceId: inst.id }, clock());
   }
 
   async function viewOf(id: string, requestHost: string | undefined): Promise<InstanceItem> {
@@ -408,6 +443,7 @@ export function createInstanceService(deps: {
         systemDiskGb: n.machine.systemDiskGb,
         dataDiskGb: n.dataDiskGb,
         imageId: n.imageId,
+        cloneSourceId: n.cloneSourceId ?? null,
         hourly: n.chargeType === 'payg' ? n.hourly : 0,
         passwordSealed: n.password.sealed,
         passwordHash: n.password.hash,
@@ -512,12 +548,20 @@ export function createInstanceService(deps: {
       return viewOf(id, requestHost);
     },
 
-    /** stopped → starting. Pay-as-you-go needs one hour of balance and takes its GPUs back (409 when none are free). */
-    async powerOn(owner: Owner, id: string, requestHost?: string): Promise<InstanceItem> {
+    /**
+     * stopped → starting. Pay-as-you-go needs one hour of balance and takes its GPUs back (409 when
+     * none are free). Issue #10, `noGpu`: a pay-as-you-go instance starts without GPUs at
+     * NO_GPU_HOURLY, holding none (docs/instance-operations.md, no-GPU mode).
+     */
+    async powerOn(owner: Owner, id: string, requestHost?: string, opts: { noGpu?: boolean } = {}): Promise<InstanceItem> {
       await availability();
       await transaction(async (tx) => {
         const r = createInstanceRepository(tx);
         const inst = await lockOwn(tx, owner, id);
+        if (opts.noGpu) {
+          await beginNoGpuStart(tx, inst);
+          return;
+        }
         must(inst, 'power_on');
         await mustBeFree(tx, id);
         const now = clock();
@@ -531,7 +575,7 @@ export function createInstanceService(deps: {
         if (!inst.gpuHeld) {
           if (!(await r.reserveGpus(inst.machineId, inst.gpuCount))) throw conflict(`该机器的空闲 GPU 不足 ${inst.gpuCount} 张（或机器已下线），暂时无法开机，请稍后再试`);
         }
-        await r.update(id, { status: 'starting', statusReason: '', gpuHeld: true, updatedAt: now });
+        await r.update(id, { status: 'starting', statusReason: '', gpuHeld: true, noGpu: false, updatedAt: now });
         await enqueueJob(tx, INSTANCE_JOBS.powerOn, { instanceId: id }, clock());
       });
       return viewOf(id, requestHost);
@@ -583,6 +627,7 @@ export function createInstanceService(deps: {
       [INSTANCE_JOBS.release]: (p: Record<string, unknown>) => runRelease(p),
       [INSTANCE_JOBS.reset]: runReset,
       [INSTANCE_JOBS.recover]: runRecover,
+      [INSTANCE_JOBS.copyData]: copies.runCopy,
     },
 
     /**
@@ -611,7 +656,60 @@ export function createInstanceService(deps: {
         await enqueueJob(db, kind, { instanceId: inst.id, previousImageId: inst.imageId }, clock());
         enqueued++;
       }
+      // Issue #10: data copies whose process died (or whose job was lost) run again and resume.
+      enqueued += await copies.recoverStale();
       return enqueued;
+    },
+
+    /** Issue #10: data copies (copy_data, copy_data_status, terminate_copy). */
+    copies,
+
+    /**
+     * Issue #10, GET /api/v1/instance/user_left_migrate: the caller's instances whose disks still
+     * exist (stopped, running, or failed after having run), offline machines first.
+     */
+    async migratable(owner: Owner): Promise<MigratableInstance[]> {
+      const rows = await repo.withDisks(owner.userId);
+      const reasonOf = (r: (typeof rows)[number]) => (!r.machineOnline ? '机器已下线' : r.status === 'stopped' ? '已关机' : r.status === 'running' ? '运行中' : '实例异常，磁盘仍保留');
+      return rows
+        .filter((r) => r.tenantId === owner.tenantId)
+        .sort((a, b) => Number(a.machineOnline) - Number(b.machineOnline) || b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+        .map((r) => ({ instanceId: r.id, name: r.name, status: r.status, machineId: r.machineId, hostName: r.hostName, machineOnline: r.machineOnline, dataDiskGb: r.dataDiskGb, reason: reasonOf(r) }));
+    },
+
+    /**
+     * Issue #10, GET /api/v1/instance/disk_usage (/center/system): each instance's system and data
+     * disk as the driver reads them (a few at once); an instance the driver can't read shows zeros.
+     */
+    async diskUsage(owner: Owner): Promise<InstanceDiskUsage[]> {
+      const rows = (await repo.notReleased(owner.userId)).filter((r) => r.tenantId === owner.tenantId);
+      const out: InstanceDiskUsage[] = new Array(rows.length);
+      let next = 0;
+      const worker = async () => {
+        for (let i = next++; i < rows.length; i = next++) {
+          const r = rows[i]!;
+          let systemUsedBytes = 0;
+          let dataUsedBytes = 0;
+          let dataTotalBytes = 0;
+          // A creating or failed instance may have no disks yet (or any more): zeros, not an error.
+          if (r.status !== 'creating' && !(r.status === 'failed' && !r.startedAt)) {
+            try {
+              const u = await compute.usage(r.id);
+              systemUsedBytes = Math.max(0, Math.round(u.systemLayerBytes));
+              dataUsedBytes = Math.max(0, Math.round(u.dataDiskUsedBytes));
+              dataTotalBytes = Math.max(0, Math.round(u.dataDiskTotalBytes));
+            } catch (err) {
+              log.warn?.({ err, instanceId: r.id }, 'disk usage unreadable');
+            }
+          }
+          const systemTotal = r.systemDiskGb * GIB;
+          const dataTotal = dataTotalBytes || r.dataDiskGb * GIB;
+          const warn = (systemTotal > 0 && systemUsedBytes > systemTotal * DISK_WARN_RATIO) || (dataTotal > 0 && dataUsedBytes > dataTotal * DISK_WARN_RATIO);
+          out[i] = { instanceId: r.id, name: r.name, status: r.status, systemDiskGb: r.systemDiskGb, systemUsedBytes, dataDiskGb: r.dataDiskGb, dataUsedBytes, dataTotalBytes, warn };
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(USAGE_CONCURRENCY, rows.length) }, worker));
+      return out;
     },
   };
 
