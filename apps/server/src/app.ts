@@ -34,6 +34,7 @@ import { billRoutes } from './http/routes/bill.ts';
 import { metricsRoutes, registerHttpMetrics } from './http/routes/metrics.ts';
 import { orderRoutes } from './http/routes/order.ts';
 import { instanceRoutes } from './http/routes/instance.ts';
+import { orderOpsRoutes } from './http/routes/order-ops.ts'; // Issue #10 (billing changes)
 // issue #8 (ssh): SSH public keys and the web shell.
 import { sshKeyRoutes } from './http/routes/ssh-key.ts';
 import { shellRoutes } from './http/routes/shell.ts';
@@ -124,6 +125,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   metricsRoutes(app, container.metrics, container.accounts);
   orderRoutes(app, container.orders); // orders and instances
   instanceRoutes(app, container.instances);
+  orderOpsRoutes(app, container.instanceChanges); // Issue #10 (billing changes)
   imageRoutes(app, container.images); // compute images (issue #8)
   // issue #8 (ssh): SSH public keys, web shell ticket and WebSocket.
   sshKeyRoutes(app, container.sshKeys);

@@ -19,6 +19,7 @@ import { presentInstance, type SshEndpoint } from './instance.presenter.ts';
 import { imageUsableBy } from '../image/image-access.ts';
 import { instanceBusyReason } from './instance-busy.ts';
 import { generateRootPassword, newInstanceId, type PasswordVault } from './password-vault.ts';
+import { RESIZE_DISK_JOB, RESIZING_DISK } from '../order/instance-change.jobs.ts'; // Issue #10 (billing changes)
 
 /** Persisted job kinds of the instance module (registered in container.ts). */
 export const INSTANCE_JOBS = {
@@ -596,6 +597,12 @@ export function createInstanceService(deps: {
       let enqueued = 0;
       for (const inst of rows) {
         if (pending.has(inst.id)) continue;
+        // Issue #10 (billing changes): a stopped instance whose data disk was being resized gets its resize job again.
+        if (inst.status === 'creating' && inst.statusReason === RESIZING_DISK) {
+          await enqueueJob(db, RESIZE_DISK_JOB, { instanceId: inst.id }, clock());
+          enqueued++;
+          continue;
+        }
         const kind =
           inst.status === 'running'
             ? INSTANCE_JOBS.recover
