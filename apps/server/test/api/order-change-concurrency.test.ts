@@ -81,6 +81,22 @@ describe.each(engines)('instance billing changes racing on %s', (engine) => {
     await moneyRight(u);
   });
 
+  it('replays a retried conversion with the same Idempotency-Key instead of answering 409', async () => {
+    const u = await createUser(t);
+    const inv = await createInventory(t);
+    await credit(u, 5_000 * YUAN);
+    const id = await rent(u, inv, { period: 'day' });
+    const headers = { 'idempotency-key': `to-payg-${id}` };
+    const first = await t.request({ method: 'POST', url: '/api/v1/order/charge_type/payg', token: u.token, payload: { instanceId: id }, headers });
+    const retry = await t.request({ method: 'POST', url: '/api/v1/order/charge_type/payg', token: u.token, payload: { instanceId: id }, headers });
+    expect([first.statusCode, retry.statusCode]).toEqual([200, 200]);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.json().data.id).toBe(first.json().data.id);
+    const refunds = await t.container.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.userId, u.user.id), eq(ledgerEntries.kind, 'refund')));
+    expect(refunds).toHaveLength(1);
+    await moneyRight(u);
+  });
+
   it(`charges once when ${RACERS} pay-as-you-go → prepaid orders of one instance are paid at once`, async () => {
     const u = await createUser(t);
     const inv = await createInventory(t);
