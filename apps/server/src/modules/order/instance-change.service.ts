@@ -26,6 +26,7 @@ const silent: Log = { info: () => {}, error: () => {} };
 const DAY_MS = 86_400_000;
 const GIB = 1024 ** 3;
 /** "按量转包月": what a conversion to each period is called. */
+const RESIZE_PENDING = '数据盘正在调整中，请等待完成后再试';
 const PACK: Record<PrepaidPeriod, string> = { day: '包天', week: '包周', month: '包月', year: '包年' };
 
 /** The resize job's options (container.ts): like the instance module's driver jobs. */
@@ -303,7 +304,7 @@ export function createInstanceChangeService(deps: {
   /** The disk change in `tx`: the new size (and payg price), the resize job, and for a stopped instance the 'creating' mark. */
   async function applyDisk(tx: Tx, inst: InstanceRow, toGb: number, hourly: number, orderId: string, now: Date): Promise<void> {
     const r = createInstanceRepository(tx);
-    if (await createInstanceChangeRepository(tx).resizePending(inst.id)) throw conflict('数据盘正在调整中，请等待完成后再试');
+    if (await createInstanceChangeRepository(tx).resizePending(inst.id)) throw conflict(RESIZE_PENDING);
     const stopped = inst.status === 'stopped';
     await r.update(inst.id, {
       dataDiskGb: toGb,
@@ -329,8 +330,9 @@ export function createInstanceChangeService(deps: {
       if (!inst.gpuHeld && !(await r.reserveGpus(inst.machineId, inst.gpuCount))) {
         throw conflict(`机器的空闲 GPU 不足 ${inst.gpuCount} 张（或机器已下线），包周期实例需占用 GPU，本次未扣费`);
       }
-      const charged = await debit(tx, o);
+      // Lock order everywhere: instance → meter → wallet (the settlement takes meters, then wallets).
       if (inst.status === 'running') await meter.stopped(tx, inst.id, now);
+      const charged = await debit(tx, o);
       const expiresAt = new Date(now.getTime() + prepaidDurationMs(o.period, o.quantity ?? 1));
       await r.update(inst.id, { chargeType: 'prepaid', period: o.period, hourly: 0, gpuHeld: true, expiresAt, releaseAt: releaseAtOf('prepaid', expiresAt, inst.status, inst.stoppedAt, now), updatedAt: now });
       await bill(tx, inst, o.id, o.amount, now, expiresAt);
@@ -378,8 +380,8 @@ export function createInstanceChangeService(deps: {
       const to = o.dataDiskGb;
       if (to < inst.dataDiskGb) throw conflict('该订单无需支付');
       mustBeRunningOrStopped(inst, '扩容数据盘');
-      const charged = await debit(tx, o);
       await applyDisk(tx, inst, to, 0, o.id, now);
+      const charged = await debit(tx, o);
       await bill(tx, inst, o.id, o.amount, now, inst.expiresAt);
       return { instanceId: inst.id, charged };
     },
@@ -488,6 +490,8 @@ export function createInstanceChangeService(deps: {
           }
         }
         const o = await insertOrder(tx, inst, { kind: 'charge_type', chargeType: 'payg', params: { to: 'payg', fromExpiresAt: iso(inst.expiresAt) } }, q, 'paid', now);
+        // Lock order everywhere: instance → meter → wallet (the settlement takes meters, then wallets).
+        if (inst.status === 'running') await meter.started(tx, { id: inst.id, tenantId: inst.tenantId, userId: inst.userId, chargeType: 'payg', hourly: q.hourly }, now);
         const moved = await refund(tx, inst, o.id, refundAmount, `instance ${inst.id} to pay-as-you-go`);
         for (const [i, b] of bills.entries()) await cr.markRefunded(b.id, q.perBill[i] ?? 0, now);
         const freeing = inst.status === 'stopped' && inst.gpuHeld;
@@ -501,7 +505,6 @@ export function createInstanceChangeService(deps: {
           releaseAt: releaseAtOf('payg', null, inst.status, inst.stoppedAt, now),
           updatedAt: now,
         });
-        if (inst.status === 'running') await meter.started(tx, { id: inst.id, tenantId: inst.tenantId, userId: inst.userId, chargeType: 'payg', hourly: q.hourly }, now);
         return { result: o.id, moved };
       });
       return deps.orders.get(owner, id);
@@ -586,6 +589,7 @@ export function createInstanceChangeService(deps: {
     /** POST /api/v1/order/data_disk/change: a prepaid growth is an unpaid order; anything else applies at once. */
     async changeDisk(owner: Owner, body: { instanceId: string; dataDiskGb: number }): Promise<Order> {
       const pre = await loadOwn(owner, body.instanceId);
+      if (await changeRepo.resizePending(pre.id)) throw conflict(RESIZE_PENDING);
       const shrinking = body.dataDiskGb < pre.dataDiskGb;
       const used = shrinking ? await usedBytesOf(pre.id) : 0;
       const preQuote = quoteDisk(pre, await machineOf(db, pre), body.dataDiskGb, used, clock());
@@ -593,13 +597,14 @@ export function createInstanceChangeService(deps: {
       if (preQuote.amount > 0) return createUnpaid(owner, pre, fields(pre), preQuote);
       const id = await commit(owner.userId, async (tx) => {
         const inst = await lockOwn(tx, owner, body.instanceId);
+        if (await createInstanceChangeRepository(tx).resizePending(inst.id)) throw conflict(RESIZE_PENDING);
         const now = clock();
         // Stopped and locked: what the disk holds can't grow before the resize.
         const q = quoteDisk(inst, await machineOf(tx, inst), body.dataDiskGb, used, now);
         if (q.amount > 0) throw conflict('实例的剩余时长已变化，请重新确认价格');
         const o = await insertOrder(tx, inst, fields(inst), q, 'paid', now);
-        const moved = await refund(tx, inst, o.id, -q.amount, `instance ${inst.id} data disk ${inst.dataDiskGb} -> ${body.dataDiskGb} GB`);
         await applyDisk(tx, inst, body.dataDiskGb, q.hourly, o.id, now);
+        const moved = await refund(tx, inst, o.id, -q.amount, `instance ${inst.id} data disk ${inst.dataDiskGb} -> ${body.dataDiskGb} GB`);
         if (inst.chargeType === 'prepaid') await bill(tx, inst, o.id, q.amount, now, inst.expiresAt);
         return { result: o.id, moved };
       });
