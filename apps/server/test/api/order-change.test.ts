@@ -232,11 +232,16 @@ describe.each(engines)('instance billing changes on %s', (engine) => {
     await advance(u, 4 * DAY + 1000);
     await t.container.metering.tick(clock());
     await t.container.jobs.runDue();
-    expect((await inst(id)).status).toBe('stopped');
+    expect(await inst(id)).toMatchObject({ status: 'stopped', statusReason: '包周期已到期' });
     const late = (await post('/api/v1/order/instance/renewal', u.token, { instanceId: id, period: 'day', quantity: 1 })).json().data;
     expect((await post('/api/v1/order/pay', u.token, { orderId: late.id })).statusCode).toBe(200);
     row = await inst(id);
     expect(row.expiresAt!.getTime()).toBe(clock().getTime() + DAY);
+    expect(row.statusReason).toBe('');
+    // It can be started again.
+    expect((await post('/api/v1/ide-instance/power_on', u.token, { instanceId: id })).statusCode).toBe(200);
+    await t.container.jobs.runDue();
+    expect((await inst(id)).status).toBe('running');
     // Released: 404 like a missing one.
     expect((await post('/api/v1/ide-instance/release', u.token, { instanceId: id })).statusCode).toBe(200);
     await t.container.jobs.runDue();

@@ -12,6 +12,7 @@ import { badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import type { ComputeDriver } from '../../adapters/compute/port.ts';
 import type { LedgerService } from '../wallet/ledger.service.ts';
 import type { MeterHooks } from '../metering/meter-hooks.ts';
+import { MeteringMessages } from '../metering/metering.service.ts';
 import { DRIVER_ATTEMPTS, EXPIRED_RELEASE_DAYS, STOPPED_RELEASE_DAYS, type InstanceService } from '../instance/instance.service.ts';
 import { createInstanceRepository, type InstanceRow } from '../instance/instance.repository.ts';
 import { createOrderRepository, type MachineView, type OrderRow } from './order.repository.ts';
@@ -349,7 +350,14 @@ export function createInstanceChangeService(deps: {
       const charged = await debit(tx, o);
       const start = inst.expiresAt && inst.expiresAt > now ? inst.expiresAt : now;
       const expiresAt = new Date(start.getTime() + prepaidDurationMs(o.period, o.quantity ?? 1));
-      await createInstanceRepository(tx).update(inst.id, { period: o.period, expiresAt, releaseAt: releaseAtOf('prepaid', expiresAt, inst.status, inst.stoppedAt, now), updatedAt: now });
+      await createInstanceRepository(tx).update(inst.id, {
+        period: o.period,
+        expiresAt,
+        releaseAt: releaseAtOf('prepaid', expiresAt, inst.status, inst.stoppedAt, now),
+        // "包周期已到期" no longer holds once renewed.
+        ...(inst.statusReason === MeteringMessages.expired ? { statusReason: '' } : {}),
+        updatedAt: now,
+      });
       await bill(tx, inst, o.id, o.amount, start, expiresAt);
       return { instanceId: inst.id, charged };
     },
