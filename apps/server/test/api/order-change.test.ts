@@ -447,6 +447,34 @@ describe.each(engines)('instance billing changes on %s', (engine) => {
     expect(compute.instances.get(id)!.spec.dataDiskBytes).toBe(90 * GIB);
   });
 
+  it('refuses a shrink when the driver cannot tell the usage, and a prepaid conversion in no-GPU mode', async () => {
+    const u = await createUser(t);
+    const inv = await createInventory(t);
+    await credit(u, 1_000 * YUAN);
+    const id = await rent(u, inv, { dataDiskGb: 80 });
+    await t.container.db.update(instances).set({ noGpu: true }).where(eq(instances.id, id));
+    const noGpu = await post('/api/v1/order/charge_type/prepay', u.token, { instanceId: id, period: 'day', quantity: 1 });
+    expect([noGpu.statusCode, noGpu.json().msg]).toEqual([409, '实例正以无卡模式运行，请先关机再转为包周期']);
+    await t.container.db.update(instances).set({ noGpu: false }).where(eq(instances.id, id));
+    await stop(u, id);
+    const original = compute.usage;
+    compute.usage = async () => {
+      throw new ComputeError('fake: usage unknown');
+    };
+    try {
+      const res = await post('/api/v1/order/data_disk/change', u.token, { instanceId: id, dataDiskGb: 60 });
+      expect([res.statusCode, res.json().msg]).toEqual([409, '暂时无法读取数据盘的用量，请稍后再试']);
+      const range = (await t.request({ method: 'GET', url: `/api/v1/instance/available_expand_disk?instanceId=${id}`, token: u.token })).json().data;
+      expect(range).toMatchObject({ usedBytes: 0, currentGb: 80 });
+      // Growing needs no usage.
+      expect((await post('/api/v1/order/data_disk/change', u.token, { instanceId: id, dataDiskGb: 90 })).statusCode).toBe(200);
+    } finally {
+      compute.usage = original;
+    }
+    await t.container.jobs.runDue();
+    expect(await inst(id)).toMatchObject({ status: 'stopped', dataDiskGb: 90 });
+  });
+
   it("answers 404 for another user's instance on every call, and 400 for bad bodies", async () => {
     const owner = await createUser(t);
     const stranger = await createUser(t);
