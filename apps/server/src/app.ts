@@ -35,6 +35,7 @@ import { metricsRoutes, registerHttpMetrics } from './http/routes/metrics.ts';
 import { orderRoutes } from './http/routes/order.ts';
 import { instanceRoutes } from './http/routes/instance.ts';
 import { instanceOpsRoutes } from './http/routes/instance-ops.ts'; // Issue #10 (clone, copy, no-GPU)
+import { orderOpsRoutes } from './http/routes/order-ops.ts'; // Issue #10 (billing changes)
 // issue #8 (ssh): SSH public keys and the web shell.
 import { sshKeyRoutes } from './http/routes/ssh-key.ts';
 import { shellRoutes } from './http/routes/shell.ts';
@@ -126,6 +127,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   orderRoutes(app, container.orders); // orders and instances
   instanceRoutes(app, container.instances);
   instanceOpsRoutes(app, { instances: container.instances, clones: container.clones }); // Issue #10 (clone, copy, no-GPU)
+  orderOpsRoutes(app, container.instanceChanges); // Issue #10 (billing changes)
   imageRoutes(app, container.images); // compute images (issue #8)
   // issue #8 (ssh): SSH public keys, web shell ticket and WebSocket.
   sshKeyRoutes(app, container.sshKeys);

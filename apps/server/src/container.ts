@@ -41,6 +41,7 @@ import { createLocalDriver } from './adapters/compute/local.ts';
 import { createOrderService, ORDER_EXPIRE_EVERY_MS } from './modules/order/order.service.ts';
 import { createCloneService } from './modules/instance/clone.service.ts'; // Issue #10 (clone, copy, no-GPU)
 import { COPY_JOB, COPY_JOB_OPTIONS, COPY_RECOVER_EVERY_MS } from './modules/instance/data-copy.service.ts'; // Issue #10 (clone, copy, no-GPU)
+import { createInstanceChangeService } from './modules/order/instance-change.service.ts'; // Issue #10 (billing changes)
 // Compute images (issue #8, driver): root filesystems under $DATA_DIR/images, built by jobs.
 import { createImageService, IMAGE_BUILD_JOB, IMAGE_BUILD_JOB_OPTIONS } from './modules/image/image.service.ts';
 // issue #8 (ssh): SSH public keys, web shell tickets, the InstanceAccess the shell and SSH gateway use.
@@ -191,6 +192,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   bound.platform = overrides.platform ?? instances;
   const orders = createOrderService({ db, clock, ledger, instances, meter, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
+  // Issue #10 (billing changes): conversions, renewal, GPU count, data disk (registers its order kinds on `orders`).
+  const instanceChanges = createInstanceChangeService({ db, clock, ledger, instances, orders, meter, compute, onBalanceChanged: (userId) => wallet.forgetBalance(userId) });
   const driverJob = { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: DRIVER_ATTEMPTS, maxBackoffSeconds: 30 } };
   const instanceJobKinds: Record<string, JobKindOptions> = {
     [INSTANCE_JOBS.provision]: { ...driverJob, timeoutMs: 30 * 60_000 }, // Issue #10 (clone, copy, no-GPU): a clone copies whole disks
@@ -232,6 +235,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
 
   const jobHandlers: Record<string, JobHandler> = {
     ...instances.jobHandlers, // orders and instances
+    ...instanceChanges.jobHandlers, // Issue #10 (billing changes): instance.resize_disk
     [IMAGE_BUILD_JOB]: images.runBuildJob,
     [DATAHUB_ACTIVATE_JOB]: datahub.runActivation,
     [SANDBOX_NOTIFY_JOB]: sandboxGateway.deliver,
@@ -246,6 +250,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     [PAYMENT_RECONCILE_JOB]: { concurrency: 1, timeoutMs: 10 * 60_000 },
     [DATAHUB_ACTIVATE_JOB]: { concurrency: 8, timeoutMs: 60_000 },
     ...instanceJobKinds, // orders and instances
+    ...instanceChanges.jobKinds, // Issue #10 (billing changes)
     [IMAGE_BUILD_JOB]: IMAGE_BUILD_JOB_OPTIONS,
   };
   const jobs = createJobQueue({ db, clock, handlers: jobHandlers, kinds: jobKinds, concurrency: config.JOB_CONCURRENCY, onAttempt: (kind, secs, outcome) => metrics.observeJob(kind, secs, outcome) });
@@ -284,6 +289,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     instances,
     orders,
     clones, // Issue #10 (clone, copy, no-GPU)
+    instanceChanges, // Issue #10 (billing changes)
     images,
     // issue #8 (ssh): public keys, web shell tickets and the instance access of the shell and SSH gateway.
     sshKeys: createSshKeyService({ db, clock }),

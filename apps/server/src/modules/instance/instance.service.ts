@@ -21,6 +21,7 @@ import { instanceBusyReason } from './instance-busy.ts';
 import { generateRootPassword, newInstanceId, type PasswordVault } from './password-vault.ts';
 import { DISK_WARN_RATIO, NO_GPU_CPU_CORES, NO_GPU_HOURLY, NO_GPU_MEMORY_GB, type InstanceDiskUsage, type MigratableInstance } from '@suanli/contract/instance-ops';
 import { COPY_JOB, createDataCopyService } from './data-copy.service.ts';
+import { RESIZE_DISK_JOB, RESIZING_DISK } from '../order/instance-change.jobs.ts'; // Issue #10 (billing changes)
 
 /** Persisted job kinds of the instance module (registered in container.ts). */
 export const INSTANCE_JOBS = {
@@ -641,6 +642,12 @@ export function createInstanceService(deps: {
       let enqueued = 0;
       for (const inst of rows) {
         if (pending.has(inst.id)) continue;
+        // Issue #10 (billing changes): a stopped instance whose data disk was being resized gets its resize job again.
+        if (inst.status === 'creating' && inst.statusReason === RESIZING_DISK) {
+          await enqueueJob(db, RESIZE_DISK_JOB, { instanceId: inst.id }, clock());
+          enqueued++;
+          continue;
+        }
         const kind =
           inst.status === 'running'
             ? INSTANCE_JOBS.recover
