@@ -7,7 +7,7 @@ import { MAX_PRIVATE_IMAGES, type UserImage, type UserImagePage } from '@suanli/
 import { INSTANCE_STATE_LABELS } from '@suanli/domain/instance-state';
 import type { ComputeDriver } from '../../adapters/compute/port.ts';
 import type { Db } from '../../db/client.ts';
-import { images, instances } from '../../db/schema/compute.ts';
+import { type images, instances } from '../../db/schema/compute.ts';
 import { users } from '../../db/schema/user.ts';
 import { enqueueJob, type JobContext, type JobKindOptions } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
