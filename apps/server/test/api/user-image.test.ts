@@ -154,6 +154,61 @@ describe.each(engines)('snapshots, private images and the image community on %s'
     expect(on2.statusCode, on2.body).toBe(200);
   });
 
+  it('writes the progress while the layer is copied', async () => {
+    const u = await createUser(t);
+    const r = await stoppedWithFile(u);
+    const id = (await req('POST', '/api/v1/instance/snapshot', u, { instanceId: r.id, name: '看进度' })).json().data.id as number;
+    const real = compute.saveSystemLayer;
+    const seen: number[] = [];
+    compute.saveSystemLayer = async (_id, dir, opts) => {
+      fs.mkdirSync(path.join(dir, 'root'), { recursive: true });
+      opts?.onProgress?.({ copiedBytes: 50, totalBytes: 100, files: 1 });
+      opts?.onProgress?.({ copiedBytes: 60, totalBytes: 100, files: 1 }); // within 2 s: not written
+      await new Promise((res) => setTimeout(res, 100));
+      seen.push((await req('GET', `/api/v1/image/private/${id}`, u)).json().data.progress);
+      return { sizeBytes: 4096 };
+    };
+    try {
+      await t.container.jobs.runDue();
+    } finally {
+      compute.saveSystemLayer = real;
+    }
+    expect(seen).toEqual([50]);
+    const done = await imageRow(id);
+    expect(done).toMatchObject({ status: 'ready', progress: 100, sizeBytes: 4096 + (await imageRow(r.inv.image.id)).sizeBytes });
+  });
+
+  it('runs a snapshot cut short again (the row stays building), and ends it failed on the last attempt', async () => {
+    const u = await createUser(t);
+    const r = await stoppedWithFile(u);
+    const res = await req('POST', '/api/v1/instance/snapshot', u, { instanceId: r.id, name: '被中断' });
+    const id = res.json().data.id as number;
+    const service = t.container.images.users!;
+    const real = compute.saveSystemLayer;
+    const ctl = new AbortController();
+    ctl.abort();
+    compute.saveSystemLayer = async (_id, dir, opts) => {
+      fs.mkdirSync(path.join(dir, 'root'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'root', 'partial'), 'x');
+      if (opts?.signal?.aborted) throw new Error('aborted');
+      return { sizeBytes: 1 };
+    };
+    try {
+      await expect(service.runSnapshotJob({ imageId: id, instanceId: r.id }, { signal: ctl.signal, attempt: 1 })).rejects.toThrow('aborted');
+      expect((await imageRow(id)).status).toBe('building');
+      await service.runSnapshotJob({ imageId: id, instanceId: r.id }, { signal: ctl.signal, attempt: 3 });
+    } finally {
+      compute.saveSystemLayer = real;
+    }
+    const failed = await imageRow(id);
+    expect(failed).toMatchObject({ status: 'failed', error: '保存镜像超时或被中断，请重试' });
+    expect(fs.existsSync(failed.layers[0]!)).toBe(false);
+    // The queued job finds it no longer building and does nothing.
+    await t.container.jobs.runDue();
+    expect((await imageRow(id)).status).toBe('failed');
+    expect((await req('POST', '/api/v1/ide-instance/power_on', u, { instanceId: r.id })).statusCode).toBe(200);
+  });
+
   it('refuses a running, foreign, missing or malformed instance and bad names', async () => {
     const u = await createUser(t);
     const other = await createUser(t);
@@ -480,7 +535,9 @@ describe.each(engines)('snapshots, private images and the image community on %s'
     expect(hot.list.every((i) => !i.mine)).toBe(true);
     // Details: shared ones only.
     const detail = await req('GET', `/api/v1/image/community/${a.imageId}`, carol, undefined, host);
-    expect(detail.json().data).toMatchObject({ id: a.imageId, name: 'PyTorch 训练环境', description: '含 CUDA 工具', authorName: '李**', shared: true, status: 'ready' });
+    expect(detail.json().data).toMatchObject({ id: a.imageId, name: 'PyTorch 训练环境', description: '含 CUDA 工具', authorName: '李**', shared: true, status: 'ready', sourceInstanceId: null, sourceInstanceName: '' });
+    expect(JSON.stringify(detail.json())).not.toContain(a.id); // the author's instance stays theirs
+    expect((await req('GET', `/api/v1/image/community/${a.imageId}`, alice, undefined, host)).json().data).toMatchObject({ mine: true, sourceInstanceId: a.id });
     // A withdrawn image leaves the community.
     await req('PUT', `/api/v1/image/private/${a.imageId}`, alice, { shared: false }, host);
     expect((await req('GET', `/api/v1/image/community/${a.imageId}`, carol, undefined, host)).statusCode).toBe(404);

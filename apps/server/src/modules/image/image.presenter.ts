@@ -42,6 +42,7 @@ export type UserImageContext = {
 
 /** A private image as its owner (/center/image) or the community (/images) sees it. */
 export function presentUserImage(r: ImageRow, ctx: UserImageContext): UserImage {
+  const mine = r.ownerUserId === ctx.viewerUserId;
   return {
     id: r.id,
     name: r.name,
@@ -53,9 +54,10 @@ export function presentUserImage(r: ImageRow, ctx: UserImageContext): UserImage 
     error: r.error ?? '',
     sizeBytes: r.sizeBytes,
     kind: r.kind,
-    mine: r.ownerUserId === ctx.viewerUserId,
-    sourceInstanceId: r.sourceInstanceId,
-    sourceInstanceName: r.sourceInstanceName,
+    mine,
+    // The instance an image was saved from is its owner's business: the community doesn't show it.
+    sourceInstanceId: mine ? r.sourceInstanceId : null,
+    sourceInstanceName: mine ? r.sourceInstanceName : '',
     baseImageName: ctx.baseImageName,
     shared: r.shared,
     sharedAt: r.sharedAt ? r.sharedAt.toISOString() : null,
