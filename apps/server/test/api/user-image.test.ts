@@ -269,6 +269,29 @@ describe.each(engines)('snapshots, private images and the image community on %s'
     await t.container.jobs.runDue();
   });
 
+  it('a delete racing a payment: the unpaid order holds the image, and a payment of a deleted image charges nothing', async () => {
+    const u = await createUser(t);
+    const other = await createUser(t);
+    await fund(u);
+    await fund(other);
+    const s = await savedImage(u, { share: true });
+    const o = await order(u, s.imageId);
+    const o2 = await order(other, s.imageId);
+    const [pay, del] = await Promise.all([req('POST', '/api/v1/order/pay', u, { orderId: o.json().data.id }), req('DELETE', `/api/v1/image/private/${s.imageId}`, u)]);
+    expect([pay.statusCode, del.statusCode]).toEqual([200, 409]);
+    await t.container.jobs.runDue();
+    // A delete committed between the order's checks and its payment (simulated): the payment is refused, nothing charged.
+    await t.container.db.update(images).set({ deletedAt: new Date() }).where(eq(images.id, s.imageId));
+    t.container.wallet.forgetBalance(other.user.id);
+    const before = await t.container.wallet.balanceOf(other.user.id);
+    const late = await req('POST', '/api/v1/order/pay', other, { orderId: o2.json().data.id });
+    expect(late.statusCode).toBe(409);
+    t.container.wallet.forgetBalance(other.user.id);
+    expect(await t.container.wallet.balanceOf(other.user.id)).toBe(before);
+    expect((await imageRow(s.imageId)).useCount).toBe(0);
+    expect(await t.container.ledger.check(other.user.tenantId)).toEqual([]);
+  });
+
   it(`keeps at most ${MAX_PRIVATE_IMAGES} private images per user; deleted ones don't count`, async () => {
     const u = await createUser(t);
     const r = await stoppedWithFile(u);

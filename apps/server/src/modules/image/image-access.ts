@@ -1,6 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
 import { images } from '../../db/schema/compute.ts';
+import { conflict } from '../../lib/errors.ts';
 import type { ImageRow } from './image.repository.ts';
 
 type Owner = { tenantId: number; userId: number };
@@ -19,10 +20,15 @@ export function imageUsableBy(image: Pick<ImageRow, 'kind' | 'tenantId' | 'owner
 }
 
 /**
- * Issue #10: a paid new-instance order made from another user's shared private image counts one use
- * of it (the community's "hot" order). Call inside the paying transaction.
+ * Issue #10, inside the transaction that pays a new-instance order of `image`: a private image is
+ * locked (FOR SHARE) and must still be live — a delete racing the payment either commits first
+ * (then this refuses, and the payment rolls back: nothing charged) or waits for the payment and then
+ * sees the new instance using it. Another user's shared image counts one use (the community's "hot").
  */
 export async function countImageUse(tx: DbOrTx, image: Pick<ImageRow, 'id' | 'kind' | 'ownerUserId'>, payerUserId: number): Promise<void> {
-  if (image.kind !== 'private' || image.ownerUserId === null || image.ownerUserId === payerUserId) return;
+  if (image.kind !== 'private') return;
+  const [live] = await tx.select({ deletedAt: images.deletedAt }).from(images).where(eq(images.id, image.id)).for('share');
+  if (!live || live.deletedAt) throw conflict('所选镜像已被删除，本次未扣费，请重新下单');
+  if (image.ownerUserId === null || image.ownerUserId === payerUserId) return;
   await tx.update(images).set({ useCount: sql`${images.useCount} + 1` }).where(eq(images.id, image.id));
 }
