@@ -27,8 +27,16 @@ export function imageUsableBy(image: Pick<ImageRow, 'kind' | 'tenantId' | 'owner
  */
 export async function countImageUse(tx: DbOrTx, image: Pick<ImageRow, 'id' | 'kind' | 'ownerUserId'>, payerUserId: number): Promise<void> {
   if (image.kind !== 'private') return;
-  const [live] = await tx.select({ deletedAt: images.deletedAt }).from(images).where(eq(images.id, image.id)).for('share');
-  if (!live || live.deletedAt) throw conflict('所选镜像已被删除，本次未扣费，请重新下单');
+  await lockLiveImage(tx, image.id, '所选镜像已被删除，本次未扣费，请重新下单');
   if (image.ownerUserId === null || image.ownerUserId === payerUserId) return;
   await tx.update(images).set({ useCount: sql`${images.useCount} + 1` }).where(eq(images.id, image.id));
+}
+
+/**
+ * Issue #10: locks a private image FOR SHARE inside a transaction that starts using it (an order's
+ * payment, a change of image), so a delete can't commit under it; refuses (409) when it is deleted.
+ */
+export async function lockLiveImage(tx: DbOrTx, imageId: number, message = '所选镜像已被删除'): Promise<void> {
+  const [live] = await tx.select({ deletedAt: images.deletedAt }).from(images).where(eq(images.id, imageId)).for('share');
+  if (!live || live.deletedAt) throw conflict(message);
 }
