@@ -27,6 +27,7 @@ import { questionRoutes } from './http/routes/question.ts';
 import { paymentRoutes } from './http/routes/payment.ts';
 import { sandboxCashierRoutes } from './http/routes/sandbox-cashier.ts';
 import { imageRoutes } from './http/routes/image.ts';
+import { userImageRoutes } from './http/routes/user-image.ts'; // Issue #10 (images)
 import { devInboxEnabled, devInboxRoutes } from './http/routes/dev-inbox.ts';
 // Issue #8 (meter): market inventory, operator inventory calls, bills, GET /metrics.
 import { machineRoutes } from './http/routes/machine.ts';
@@ -129,6 +130,7 @@ export async function buildApp(container: Container, opts: BuildOptions = {}): P
   instanceOpsRoutes(app, { instances: container.instances, clones: container.clones }); // Issue #10 (clone, copy, no-GPU)
   orderOpsRoutes(app, container.instanceChanges); // Issue #10 (billing changes)
   imageRoutes(app, container.images); // compute images (issue #8)
+  userImageRoutes(app, container.images.users!); // Issue #10 (images): snapshots, private images, community
   // issue #8 (ssh): SSH public keys, web shell ticket and WebSocket.
   sshKeyRoutes(app, container.sshKeys);
   await shellRoutes(app, { shell: container.shell, publicUrl: container.config.PUBLIC_URL });

@@ -44,6 +44,7 @@ import { COPY_JOB, COPY_JOB_OPTIONS, COPY_RECOVER_EVERY_MS } from './modules/ins
 import { createInstanceChangeService } from './modules/order/instance-change.service.ts'; // Issue #10 (billing changes)
 // Compute images (issue #8, driver): root filesystems under $DATA_DIR/images, built by jobs.
 import { createImageService, IMAGE_BUILD_JOB, IMAGE_BUILD_JOB_OPTIONS } from './modules/image/image.service.ts';
+import { IMAGE_SNAPSHOT_JOB, IMAGE_SNAPSHOT_JOB_OPTIONS } from './modules/image/user-image.service.ts'; // Issue #10 (images)
 // issue #8 (ssh): SSH public keys, web shell tickets, the InstanceAccess the shell and SSH gateway use.
 import { createSshKeyService } from './modules/ssh-key/ssh-key.service.ts';
 import { createShellTicketStore } from './modules/shell/shell-ticket.store.ts';
@@ -208,7 +209,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const clones = createCloneService({ db, clock, ledger, instances, orders, meter }); // Issue #10 (clone, copy, no-GPU): registers the 'clone' order kind
 
   // Compute images (issue #8): the host-based image is seeded by main.ts (images.ensureSeeded()).
-  const images = createImageService({ db, dataDir: config.dataDir });
+  const images = createImageService({ db, dataDir: config.dataDir, compute, clock }); // Issue #10 (images): compute, clock for snapshots
 
   // Issue #9: the large-model platform. Upstream API keys are sealed (lib/sealed-secrets.ts); the
   // catalog's published models are cached per tenant for the gateway.
@@ -237,6 +238,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...instances.jobHandlers, // orders and instances
     ...instanceChanges.jobHandlers, // Issue #10 (billing changes): instance.resize_disk
     [IMAGE_BUILD_JOB]: images.runBuildJob,
+    [IMAGE_SNAPSHOT_JOB]: images.users!.runSnapshotJob, // Issue #10 (images)
     [DATAHUB_ACTIVATE_JOB]: datahub.runActivation,
     [SANDBOX_NOTIFY_JOB]: sandboxGateway.deliver,
     [PAYMENT_RECONCILE_JOB]: payments.runReconcileJob,
@@ -252,6 +254,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...instanceJobKinds, // orders and instances
     ...instanceChanges.jobKinds, // Issue #10 (billing changes)
     [IMAGE_BUILD_JOB]: IMAGE_BUILD_JOB_OPTIONS,
+    [IMAGE_SNAPSHOT_JOB]: IMAGE_SNAPSHOT_JOB_OPTIONS, // Issue #10 (images)
   };
   const jobs = createJobQueue({ db, clock, handlers: jobHandlers, kinds: jobKinds, concurrency: config.JOB_CONCURRENCY, onAttempt: (kind, secs, outcome) => metrics.observeJob(kind, secs, outcome) });
 

@@ -11,8 +11,11 @@ export function imageRoutes(app: App, images: ImageService) {
 
   app.get(
     '/api/v1/image/all',
-    { onRequest: app.requireUser, schema: { tags: ['镜像'], summary: '可选镜像（平台镜像和本租户已发布的镜像；构建中的带进度）', security, response: { 200: okEnvelope(z.array(imageItem)) } } },
-    async (req) => ok(await images.listForTenant(req.tenant.id)),
+    { onRequest: app.requireUser, schema: { tags: ['镜像'], summary: '可选镜像（平台镜像和本租户已发布的镜像，构建中的带进度；以及自己已保存完成的私有镜像）', security, response: { 200: okEnvelope(z.array(imageItem)) } } },
+    async (req) => {
+      const { user } = authOf(req);
+      return ok(await images.listForTenant(req.tenant.id, { tenantId: user.tenantId, userId: user.id }));
+    },
   );
 
   const tags = ['运营'];

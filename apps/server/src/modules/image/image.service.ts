@@ -9,6 +9,9 @@ import { createImageRepository, type ImageRow } from './image.repository.ts';
 import { presentImage, presentOperatorImage } from './image.presenter.ts';
 import { buildHostImage, HOST_IMAGE_SLUG } from './host-image.ts';
 import { buildDebianImage, RECIPES } from './recipes.ts';
+import type { ComputeDriver } from '../../adapters/compute/port.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
+import { createUserImageService } from './user-image.service.ts';
 
 /** Job kind: build one image row from its recipe (payload { imageId, recipe }). */
 export const IMAGE_BUILD_JOB = 'image.build';
@@ -26,12 +29,16 @@ export type ImageServiceDeps = {
   log?: Log;
   /** mmdebstrap stand-in for tests (same command line); mmdebstrap otherwise. */
   buildCommand?: string;
+  /** Issue #10: private images are saved from instances' system layers through the driver. */
+  compute?: ComputeDriver;
+  clock?: Clock;
 };
 
 export function createImageService(deps: ImageServiceDeps) {
   const { db } = deps;
   const repo = createImageRepository(db);
   const imagesDir = path.resolve(deps.dataDir, 'images');
+  const users = deps.compute ? createUserImageService({ db, clock: deps.clock ?? systemClock, compute: deps.compute, imagesDir, log: deps.log }) : undefined;
   const dirOf = (slug: string) => {
     if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(slug)) throw new Error(`bad image slug ${slug}`);
     return path.join(imagesDir, slug);
@@ -40,7 +47,8 @@ export function createImageService(deps: ImageServiceDeps) {
   /** The operator's tenant's own image; a platform image is forbidden, another tenant's is missing. */
   async function ownImage(auth: Authenticated, id: number): Promise<ImageRow> {
     const row = await repo.byId(id);
-    if (!row || (row.tenantId !== null && row.tenantId !== auth.user.tenantId)) throw notFound(IMAGE_MISSING);
+    // A user's private image (issue #10) is theirs alone: the operator API doesn't see it.
+    if (!row || row.kind === 'private' || (row.tenantId !== null && row.tenantId !== auth.user.tenantId)) throw notFound(IMAGE_MISSING);
     if (row.tenantId === null) throw forbidden(PLATFORM_IMAGE);
     return row;
   }
@@ -98,10 +106,17 @@ export function createImageService(deps: ImageServiceDeps) {
       return (await repo.update(fresh.id, values))!;
     },
 
-    /** GET /api/v1/image/all: what the tenant's users may pick (published; ready, or building with progress). */
-    async listForTenant(tenantId: number): Promise<ImageItem[]> {
-      return (await repo.visibleTo(tenantId, { publishedOnly: true, statuses: ['ready', 'building'] })).map(presentImage);
+    /**
+     * GET /api/v1/image/all: what the tenant's users may pick (published; ready, or building with
+     * progress), then (issue #10) the caller's own ready private images.
+     */
+    async listForTenant(tenantId: number, owner?: { tenantId: number; userId: number }): Promise<ImageItem[]> {
+      const shared = (await repo.visibleTo(tenantId, { publishedOnly: true, statuses: ['ready', 'building'] })).map(presentImage);
+      return owner && users ? [...shared, ...(await users.pickable(owner))] : shared;
     },
+
+    /** Issue #10: snapshots, private images and the image community (user-image.service.ts); present when the driver is given. */
+    users,
 
     async listForOperator(auth: Authenticated): Promise<OperatorImageItem[]> {
       return (await repo.visibleTo(auth.user.tenantId, { publishedOnly: false })).map(presentOperatorImage);

@@ -16,7 +16,7 @@ import type { MeterHooks, MeteredInstance, PlatformActions } from '../metering/m
 import type { InstanceAccess, SshTarget } from './instance-access.ts';
 import { createInstanceRepository, type InstanceRow, type InstanceView } from './instance.repository.ts';
 import { presentInstance, type SshEndpoint } from './instance.presenter.ts';
-import { imageUsableBy } from '../image/image-access.ts';
+import { imageUsableBy, lockLiveImage } from '../image/image-access.ts';
 import { instanceBusyReason } from './instance-busy.ts';
 import { generateRootPassword, newInstanceId, type PasswordVault } from './password-vault.ts';
 import { DISK_WARN_RATIO, NO_GPU_CPU_CORES, NO_GPU_HOURLY, NO_GPU_MEMORY_GB, type InstanceDiskUsage, type MigratableInstance } from '@suanli/contract/instance-ops';
@@ -611,6 +611,7 @@ export function createInstanceService(deps: {
         const inst = await lockOwn(tx, owner, id);
         const image = await r.image(imageId);
         if (!image || !imageUsableBy(image, owner)) throw notFound('镜像不存在');
+        if (image.kind === 'private') await lockLiveImage(tx, image.id); // a delete can't commit under the change
         if (image.status !== 'ready' || !image.rootPath) throw conflict(`镜像「${image.name}」尚未就绪，暂不可用`);
         must(inst, 'change_image');
         await mustBeFree(tx, id);

@@ -12,7 +12,7 @@ import type { InstanceService } from '../instance/instance.service.ts';
 import { createInstanceRepository } from '../instance/instance.repository.ts';
 import { createOrderRepository, type MachineView, type OrderRow } from './order.repository.ts';
 import { effectiveStatus, presentOrder } from './order.presenter.ts';
-import { imageUsableBy } from '../image/image-access.ts';
+import { countImageUse, imageUsableBy } from '../image/image-access.ts'; // Issue #10 (images): countImageUse
 
 type Owner = { tenantId: number; userId: number };
 export type Spec = { machineId: number; gpuCount: number; imageId: number; dataDiskGb?: number };
@@ -257,6 +257,7 @@ export function createOrderService(deps: {
           now,
         );
         await r.markPaid(o.id, inst.id, now);
+        await countImageUse(tx, image, owner.userId); // Issue #10 (images): another user's shared private image counts one use
         if (o.chargeType === 'prepaid' && o.amount > 0 && expiresAt) {
           await meter.prepaidPaid(tx, { instanceId: inst.id, tenantId: o.tenantId, userId: o.userId, orderId: o.id, amount: o.amount, periodStart: now, periodEnd: expiresAt });
         }
