@@ -227,6 +227,11 @@ export function createDataCopyService(deps: { db: Db; clock: Clock; compute: Com
         if (!v || v.userId !== owner.userId || v.tenantId !== owner.tenantId) throw notFound('拷贝任务不存在');
         return { list: [presentCopy(v)] };
       }
+      if (q.instanceId) {
+        // Another user's (or a missing) instance answers 404, exactly like every other id.
+        const inst = await createInstanceRepository(db).find(q.instanceId);
+        if (!inst || inst.userId !== owner.userId || inst.tenantId !== owner.tenantId) throw notFound('实例不存在');
+      }
       const rows = await repo.listViews(owner.userId, q.instanceId, LIST_LIMIT);
       return { list: rows.filter((v) => v.tenantId === owner.tenantId).map(presentCopy) };
     },
