@@ -39,6 +39,7 @@ export default {
     noGpuTag: 'No-GPU mode',
     noGpuTagHint: 'Running without GPU: {cpu} CPU core, {mem} GB memory, no GPU, at {price}/hour',
     renew: 'Renew',
+    units: { day: 'd', hour: 'h', minute: 'm', second: 's', sep: ' ' },
     perHour: '/hour',
   },
   changeContract: {

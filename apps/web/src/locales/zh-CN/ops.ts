@@ -37,6 +37,7 @@ export default {
     noGpuTag: '无卡模式',
     noGpuTagHint: '以无卡模式运行：{cpu} 核 CPU、{mem} GB 内存、无 GPU，按 {price}/小时计费',
     renew: '续费',
+    units: { day: '天', hour: '小时', minute: '分', second: '秒', sep: '' },
     perHour: '/小时',
   },
   changeContract: {

@@ -41,7 +41,7 @@ function Converted({ order }: { order: Order }) {
 }
 
 function ToPayg({ inst, onDone }: { inst: InstanceItem; onDone: (order: Order) => void }) {
-  const { t, lang } = useT();
+  const { t } = useT();
   const { modal } = useFeedback();
   const preview = useQuery(changePreviewQuery({ kind: 'payg', body: { instanceId: inst.id } }));
   const convert = useCreateChange();
@@ -97,7 +97,7 @@ function ToPayg({ inst, onDone }: { inst: InstanceItem; onDone: (order: Order) =
               </Typography.Text>
               <Descriptions column={1} size="small">
                 <Descriptions.Item label={t('ops.toPayg.remaining')}>
-                  <span data-testid="payg-preview-remaining">{remainingText(preview.data.remainingSeconds, lang)}</span>
+                  <span data-testid="payg-preview-remaining">{remainingText(preview.data.remainingSeconds)}</span>
                 </Descriptions.Item>
                 {inst.expiresAt && <Descriptions.Item label={t('ops.toPayg.expiresAt')}>{formatDateTime(inst.expiresAt)}</Descriptions.Item>}
                 <Descriptions.Item label={t('ops.toPayg.newHourly')}>
@@ -135,17 +135,17 @@ export function ChangeContractPreviewPage() {
       {done ? (
         <Converted order={done} />
       ) : (
-      <WithInstance>
-        {(inst) =>
-          inst.chargeType !== 'prepaid' ? (
-            <Card>
-              <BackResult status="info" title={t('ops.toPayg.notPrepaid')} testId="payg-not-prepaid" />
-            </Card>
-          ) : (
-            <ToPayg inst={inst} onDone={setDone} />
-          )
-        }
-      </WithInstance>
+        <WithInstance>
+          {(inst) =>
+            inst.chargeType !== 'prepaid' ? (
+              <Card>
+                <BackResult status="info" title={t('ops.toPayg.notPrepaid')} testId="payg-not-prepaid" />
+              </Card>
+            ) : (
+              <ToPayg inst={inst} onDone={setDone} />
+            )
+          }
+        </WithInstance>
       )}
     </div>
   );

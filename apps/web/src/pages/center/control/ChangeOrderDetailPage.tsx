@@ -72,7 +72,15 @@ function ChangePayPanel({ order }: { order: Order }) {
       onOk: () =>
         cancel.mutateAsync(order.id).then(
           () => void message.success(t('ops.check.cancelled')),
-          (err: unknown) => void message.error({ content: <ServerText>{`${t('ops.check.cancelFailed')}：${getErrorMessage(err)}`}</ServerText>, duration: 5 }),
+          (err: unknown) =>
+            void message.error({
+              content: (
+                <>
+                  {t('ops.check.cancelFailed')} <ServerText>{getErrorMessage(err)}</ServerText>
+                </>
+              ),
+              duration: 5,
+            }),
         ),
     });
 

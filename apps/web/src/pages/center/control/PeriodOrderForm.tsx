@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { Alert, Button, Card, Col, Flex, Form, InputNumber, Row, Segmented, Skeleton, Space, Typography } from 'antd';
+import { Button, Card, Col, Flex, Form, InputNumber, Row, Segmented, Skeleton, Space, Typography } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import type { InstanceItem } from '@suanli/contract/instance';

@@ -9,7 +9,7 @@ import { NO_GPU_CPU_CORES, NO_GPU_HOURLY, NO_GPU_MEMORY_GB } from '@suanli/contr
 import { formatDateTime, formatMoney } from '@suanli/domain/format';
 import { instanceQuery, isInstanceId } from '../../../api/queries/instance-ops.ts';
 import { getErrorMessage } from '../../../api/errors.ts';
-import { useT } from '../../../locales/i18n.ts';
+import { t, useT } from '../../../locales/i18n.ts';
 import { pathOf } from '../../../route-table.ts';
 import { ServerText } from '../../market/ServerText.tsx';
 import { chargeLabel } from '../../market/labels.ts';
@@ -152,18 +152,16 @@ export function ServerError({ title, error, testId }: { title: string; error: un
   return <Alert type="error" showIcon title={title} description={<ServerText>{getErrorMessage(error)}</ServerText>} data-testid={testId} />;
 }
 
-/** Seconds as days/hours/minutes/seconds, in the console's language. */
-export function remainingText(seconds: number, lang: string): string {
+/** Seconds as days, hours, minutes and seconds, in the console's language (units from the locale). */
+export function remainingText(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
   const d = Math.floor(s / 86_400);
   const h = Math.floor((s % 86_400) / 3_600);
   const m = Math.floor((s % 3_600) / 60);
-  const sec = s % 60;
-  const zh = lang !== 'en-US';
   const parts: string[] = [];
-  if (d) parts.push(zh ? `${d}天` : `${d}d`);
-  if (h || d) parts.push(zh ? `${h}小时` : `${h}h`);
-  if (m || h || d) parts.push(zh ? `${m}分` : `${m}m`);
-  parts.push(zh ? `${sec}秒` : `${sec}s`);
-  return parts.join(zh ? '' : ' ');
+  if (d) parts.push(`${d}${t('ops.common.units.day')}`);
+  if (h || d) parts.push(`${h}${t('ops.common.units.hour')}`);
+  if (m || h || d) parts.push(`${m}${t('ops.common.units.minute')}`);
+  parts.push(`${s % 60}${t('ops.common.units.second')}`);
+  return parts.join(t('ops.common.units.sep'));
 }
