@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Card, Col, Flex, Form, InputNumber, Progress, Radio, Row, Skeleton, Slider, Tabs, Typography } from 'antd';
+import { Alert, Button, Card, Col, Flex, Form, InputNumber, Progress, Radio, Row, Skeleton, Slider, Tabs, Typography, type ButtonProps } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { InstanceItem } from '@suanli/contract/instance';
@@ -72,7 +72,7 @@ function useSubmitChange() {
       title: t('ops.expand.confirmTitle'),
       content: parts.join(' '),
       okText: t('common.confirm'),
-      okButtonProps: { danger: preview.amount < 0 || Boolean(extra) },
+      okButtonProps: { danger: preview.amount < 0 || Boolean(extra), 'data-testid': 'expand-confirm-ok' } as ButtonProps,
       cancelText: t('common.cancel'),
       onOk: () => send(input),
     });
@@ -190,7 +190,7 @@ function DiskSection({ inst }: { inst: InstanceItem }) {
         >
           <Row gutter={[16, 8]} align="middle">
             <Col xs={24} sm={16}>
-              <Slider min={low} max={high} value={Math.min(Math.max(value, low), high)} onChange={(v) => setSize(v)} disabled={low >= high || create.isPending} aria-label={t('ops.expand.diskSize')} data-testid="expand-disk-slider" />
+              <Slider min={low} max={high} value={Math.min(Math.max(value, low), high)} onChange={(v) => setSize(v)} disabled={low >= high || create.isPending} ariaLabelForHandle={t('ops.expand.diskSize')} data-testid="expand-disk-slider" />
             </Col>
             <Col xs={24} sm={8}>
               <InputNumber<number>

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { InstanceItem } from '@suanli/contract/instance';
@@ -9,6 +9,9 @@ import { InstancesPage } from './InstancesPage.tsx';
 
 const http = vi.hoisted(() => ({ get: vi.fn(), post: vi.fn(), put: vi.fn(), delete: vi.fn() }));
 vi.mock('../../../api/client.ts', () => ({ http }));
+
+// On a loaded machine the lazily mounted message holder can take more than the default second.
+configure({ asyncUtilTimeout: 8_000 });
 
 const inst = (over: Partial<InstanceItem> = {}): InstanceItem => ({
   id: 'i-abcdefghij',

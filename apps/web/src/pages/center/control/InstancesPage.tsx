@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Card, Dropdown, Empty, Flex, Input, Result, Space, Table, Tabs, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { Badge, Button, Card, Dropdown, Empty, Flex, Input, Result, Space, Table, Tabs, Tag, Tooltip, Typography, type ButtonProps, type TableColumnsType } from 'antd';
 import { CodeOutlined, EyeInvisibleOutlined, EyeOutlined, MoreOutlined, PlusOutlined, PoweroffOutlined, ReloadOutlined, ExperimentOutlined, CaretRightOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from 'react-router';
@@ -116,7 +116,8 @@ function ChargeCell({ inst }: { inst: InstanceItem }) {
       <span>{chargeLabel(inst.chargeType, inst.period)}</span>
       {inst.chargeType === 'payg' ? (
         <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-          {t('compute.instances.hourly', { amount: formatMoney(inst.hourly) })}
+          {/* Issue #10 (web): a no-GPU run is metered at its fixed price. */}
+          {t('compute.instances.hourly', { amount: formatMoney(inst.noGpu ? NO_GPU_HOURLY : inst.hourly) })}
         </Typography.Text>
       ) : (
         inst.expiresAt && (
@@ -211,6 +212,7 @@ export function InstancesPage() {
         </Flex>
       ),
       okText: t('ops.noGpu.ok'),
+      okButtonProps: { 'data-testid': 'nogpu-confirm-ok' } as ButtonProps,
       cancelText: t('common.cancel'),
       onOk: () => {
         setBusy(`${inst.id}:no_gpu`);

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Alert, Button, Card, Descriptions, Flex, Result, Skeleton, Table, Tag, Typography } from 'antd';
+import { Alert, Button, Card, Descriptions, Flex, Result, Skeleton, Table, Tag, Tooltip, Typography } from 'antd';
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -94,9 +94,11 @@ export function WithInstance({ children }: { children: (inst: InstanceItem) => R
 export function NoGpuTag() {
   const { t } = useT();
   return (
-    <Tag color="purple" tabIndex={0} title={t('ops.common.noGpuTagHint', { cpu: NO_GPU_CPU_CORES, mem: NO_GPU_MEMORY_GB, price: formatMoney(NO_GPU_HOURLY) })} data-testid="instance-nogpu-tag">
-      {t('ops.common.noGpuTag')}
-    </Tag>
+    <Tooltip title={t('ops.common.noGpuTagHint', { cpu: NO_GPU_CPU_CORES, mem: NO_GPU_MEMORY_GB, price: formatMoney(NO_GPU_HOURLY) })}>
+      <Tag color="purple" tabIndex={0} data-testid="instance-nogpu-tag">
+        {t('ops.common.noGpuTag')}
+      </Tag>
+    </Tooltip>
   );
 }
 
