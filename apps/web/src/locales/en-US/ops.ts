@@ -113,6 +113,8 @@ export default {
     tabDisk: 'Data disk',
     gpuCount: 'New GPU count',
     gpuCurrent: '{count} GPU now',
+    gpuMachine: 'Machine: {total} GPUs, {free} free',
+    gpuShort: 'The machine has {free} GPU(s) free now, which may not be enough; the server decides when you submit',
     gpuHint: 'At most {max} GPUs per instance; CPU and memory scale with the GPU count',
     gpuStoppedOnly: 'Stop the instance before changing its GPU count',
     gpuSame: 'Choose a GPU count other than the current one',

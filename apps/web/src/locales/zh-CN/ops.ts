@@ -111,6 +111,8 @@ export default {
     tabDisk: '数据盘',
     gpuCount: '新的 GPU 数量',
     gpuCurrent: '当前 {count} 卡',
+    gpuMachine: '本机共 {total} 卡，空闲 {free} 卡',
+    gpuShort: '本机当前空闲 {free} 卡，可能不足以完成升级；提交后以服务器结果为准',
     gpuHint: '单实例最多 {max} 卡；CPU 与内存随 GPU 数量同比例调整',
     gpuStoppedOnly: '调整 GPU 数量需要先关机',
     gpuSame: '请选择与当前不同的 GPU 数量',

@@ -26,9 +26,10 @@ const disk = (over: Partial<AvailableExpandDisk> = {}): AvailableExpandDisk => (
   ...over,
 });
 
-function serve(instance: InstanceItem, d: AvailableExpandDisk = disk()) {
+function serve(instance: InstanceItem, d: AvailableExpandDisk = disk(), machine?: { gpuTotal: number; gpuFree: number }) {
   http.get.mockImplementation(async (url: string, params: { keyword?: string }) => {
     if (url === '/api/v1/instance/list') return listAnswer([instance].filter((i) => i.id === params.keyword));
+    if (url === '/api/v1/machine/list' && machine) return { list: [{ id: 7, ...machine }], total: 1 };
     if (url === '/api/v1/instance/available_expand_disk') return d;
     throw new Error(`unexpected GET ${url}`);
   });
@@ -44,7 +45,7 @@ describe('ExpandPage: GPU count', { timeout: 30_000 }, () => {
   });
 
   it('prepaid upgrade of a stopped instance: prices the difference and goes to the check page', async () => {
-    serve(prepaidInst({ status: 'stopped' }));
+    serve(prepaidInst({ status: 'stopped' }), disk(), { gpuTotal: 4, gpuFree: 1 });
     http.post.mockImplementation(async (url: string) => {
       if (url === '/api/v1/order/instance/change/preview') return preview({ amount: 950_000, lines: [{ label: 'GPU 1 → 2 卡，剩余 15 天差价', amount: 950_000 }] });
       if (url === '/api/v1/order/instance/change') return order({ kind: 'spec_change', amount: 950_000 });
@@ -53,6 +54,10 @@ describe('ExpandPage: GPU count', { timeout: 30_000 }, () => {
     renderAt(`${PATH}?instanceId=${INST_ID}`, PATH, <ExpandPage />);
     const group = await screen.findByTestId('expand-gpu-count');
     expect((screen.getByTestId('expand-gpu-submit') as HTMLButtonElement).disabled).toBe(true);
+    // The machine has 4 GPUs: no more are offered; 1 free plus the 1 it holds make 2 reachable.
+    await waitFor(() => expect(within(group).queryByText('5 卡')).toBeNull());
+    fireEvent.click(within(group).getByText('3 卡'));
+    await screen.findByTestId('expand-gpu-short');
     fireEvent.click(within(group).getByText('2 卡'));
     expect((await screen.findByTestId('expand-gpu-price-amount')).textContent).toBe('需支付 ¥95.00');
     await waitFor(() => expect((screen.getByTestId('expand-gpu-submit') as HTMLButtonElement).disabled).toBe(false));

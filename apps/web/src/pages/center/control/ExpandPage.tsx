@@ -7,6 +7,7 @@ import type { ChangePreview } from '@suanli/contract/instance-ops';
 import { MAX_GPUS_PER_INSTANCE, type Order } from '@suanli/contract/order';
 import { formatDateTime, formatFileSize, formatMoney } from '@suanli/domain/format';
 import { changePreviewQuery, expandDiskQuery, useCreateChange, type ChangeBody } from '../../../api/queries/instance-ops.ts';
+import { machineQuery } from '../../../api/queries/compute.ts';
 import { useFeedback } from '../../../modules/feedback.ts';
 import { useT } from '../../../locales/i18n.ts';
 import { useDebounced } from '../../market/create-form.ts';
@@ -89,25 +90,42 @@ function GpuSection({ inst }: { inst: InstanceItem }) {
   const preview = useQuery(changePreviewQuery(body));
   const { create, submit } = useSubmitChange();
   const payg = inst.chargeType === 'payg';
+  // The machine's GPUs, when the market still lists it: counts past its total are not offered.
+  const machine = useQuery(machineQuery(inst.machineId)).data ?? null;
+  const gpuMax = Math.min(MAX_GPUS_PER_INSTANCE, machine?.gpuTotal ?? MAX_GPUS_PER_INSTANCE);
+  // A stopped prepaid instance holds its GPUs; a stopped pay-as-you-go one holds none.
+  const reachable = machine ? machine.gpuFree + (payg ? 0 : inst.gpuCount) : null;
 
   return (
     <Flex vertical gap={16} data-testid="expand-gpu">
       {!stopped && <Alert type="warning" showIcon title={t('ops.expand.gpuStoppedOnly')} data-testid="expand-gpu-stopped-only" />}
       {payg && <Alert type="info" showIcon title={t('ops.expand.gpuPaygNote')} />}
       <Form layout="vertical" requiredMark={false}>
-        <Form.Item label={t('ops.expand.gpuCount')} extra={`${t('ops.expand.gpuCurrent', { count: inst.gpuCount })} · ${t('ops.expand.gpuHint', { max: MAX_GPUS_PER_INSTANCE })}`}>
+        <Form.Item
+          label={t('ops.expand.gpuCount')}
+          extra={[
+            t('ops.expand.gpuCurrent', { count: inst.gpuCount }),
+            machine && t('ops.expand.gpuMachine', { total: machine.gpuTotal, free: machine.gpuFree }),
+            t('ops.expand.gpuHint', { max: gpuMax }),
+          ]
+            .filter(Boolean)
+            .join(' · ')}
+        >
           <Radio.Group
             value={gpuCount}
             onChange={(e) => setGpuCount(e.target.value as number)}
             optionType="button"
             disabled={!stopped || create.isPending}
-            options={Array.from({ length: MAX_GPUS_PER_INSTANCE }, (_v, i) => ({ value: i + 1, label: t('compute.gpuUnit', { count: i + 1 }) }))}
+            options={Array.from({ length: Math.max(gpuMax, inst.gpuCount) }, (_v, i) => ({ value: i + 1, label: t('compute.gpuUnit', { count: i + 1 }), disabled: i + 1 > gpuMax }))}
             aria-label={t('ops.expand.gpuCount')}
             data-testid="expand-gpu-count"
           />
         </Form.Item>
       </Form>
       {stopped && !changed && <Typography.Text type="secondary">{t('ops.expand.gpuSame')}</Typography.Text>}
+      {stopped && changed && reachable !== null && gpuCount > reachable && (
+        <Alert type="warning" showIcon title={t('ops.expand.gpuShort', { free: machine?.gpuFree ?? 0 })} data-testid="expand-gpu-short" />
+      )}
       {body !== null &&
         (preview.isPending ? (
           <Skeleton active paragraph={{ rows: 2 }} data-testid="expand-gpu-price-loading" />
