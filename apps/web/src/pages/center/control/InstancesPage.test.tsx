@@ -5,7 +5,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { InstanceItem } from '@suanli/contract/instance';
 import { FeedbackHost } from '../../../modules/FeedbackHost.tsx';
 import { ApiError } from '../../../api/errors.ts';
-import { InstancesPage } from './InstancesPage.tsx';
+import { InstancesPage, allowedOps, opsHref } from './InstancesPage.tsx';
 
 const http = vi.hoisted(() => ({ get: vi.fn(), post: vi.fn(), put: vi.fn(), delete: vi.fn() }));
 vi.mock('../../../api/client.ts', () => ({ http }));
@@ -244,6 +244,19 @@ describe('InstancesPage issue #10 actions', { timeout: 30_000 }, () => {
     await screen.findAllByTestId('instance-name');
     expect(screen.getAllByTestId('instance-nogpu-tag')).toHaveLength(1);
     expect(screen.getByTestId('instance-nogpu-tag').textContent).toBe('无卡模式');
+  });
+});
+
+describe('allowedOps', () => {
+  it('offers each change only where it applies', () => {
+    expect(allowedOps({ status: 'running', chargeType: 'payg' })).toEqual({ change_contract: true, to_payg: false, renewal: false, expand: true, expand_disk: true, no_gpu: false });
+    expect(allowedOps({ status: 'stopped', chargeType: 'payg' }).no_gpu).toBe(true);
+    expect(allowedOps({ status: 'stopped', chargeType: 'prepaid' })).toEqual({ change_contract: false, to_payg: true, renewal: true, expand: true, expand_disk: true, no_gpu: false });
+    // Expired and stopped by the platform, not yet released: renewable, nothing else changes.
+    expect(allowedOps({ status: 'failed', chargeType: 'prepaid' })).toMatchObject({ renewal: true, to_payg: false, expand: false });
+    expect(Object.values(allowedOps({ status: 'released', chargeType: 'prepaid' })).some(Boolean)).toBe(false);
+    expect(Object.values(allowedOps({ status: 'starting', chargeType: 'payg' })).some(Boolean)).toBe(false);
+    expect(opsHref('expand_disk', 'i-abcdefghij')).toBe('/center/control/expand/control?instanceId=i-abcdefghij&tab=disk');
   });
 });
 
