@@ -98,3 +98,12 @@ describe('ChangeOrderDetailPage', { timeout: 30_000 }, () => {
     await screen.findByTestId('change-check-error');
   });
 });
+
+describe('checkPathOf', () => {
+  it('sends changes to their check page and new instances to the market’s', async () => {
+    const { checkPathOf } = await import('./check-path.ts');
+    expect(checkPathOf('renewal', ORDER_ID)).toBe(`/center/control/changeOrderdetail?id=${ORDER_ID}`);
+    expect(checkPathOf('data_disk', ORDER_ID)).toBe(`/center/control/changeOrderdetail?id=${ORDER_ID}`);
+    expect(checkPathOf('new', ORDER_ID)).toBe(`/market/orderdetail?id=${ORDER_ID}`);
+  });
+});
