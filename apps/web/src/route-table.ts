@@ -9,7 +9,8 @@ import type { MessageKey } from './locales/i18n.ts';
 
 /** The frame a page renders in: none (sign-in screens), the public site, or the /center console. */
 export type RouteFrame = 'bare' | 'site' | 'center';
-export type CenterMenuIcon = 'home' | 'safe' | 'expense' | 'instance' | 'key' | 'bill' | 'order' | 'api';
+// Issue #10 (web): 'disk' for /center/system.
+export type CenterMenuIcon = 'home' | 'safe' | 'expense' | 'instance' | 'key' | 'bill' | 'order' | 'api' | 'disk';
 
 export type AppRoute = {
   name: string;
@@ -59,6 +60,13 @@ export const appRoutes = [
   { name: 'apiKey', path: '/largeModel/apiKey', title: 'llm.keys.title', frame: 'site' },
   { name: 'usageChart', path: '/largeModel/usageChart', title: 'llm.usage.title', frame: 'site' },
   { name: 'aiApiKey', path: '/center/ai-apiKey', title: 'llm.keys.title', frame: 'center', centerMenu: { order: 4, icon: 'api' } },
+  // Issue #10 (web): billing changes, disks and the no-GPU mode of an instance.
+  { name: 'changeContract', path: '/center/control/changeContract', title: 'ops.changeContract.title', frame: 'center' },
+  { name: 'changeContractPreview', path: '/center/control/changeContractPreview', title: 'ops.toPayg.title', frame: 'center' },
+  { name: 'renewal', path: '/center/control/renewal', title: 'ops.renewal.title', frame: 'center' },
+  { name: 'changeOrderDetail', path: '/center/control/changeOrderdetail', title: 'ops.check.title', frame: 'center' },
+  { name: 'expandControl', path: '/center/control/expand/control', title: 'ops.expand.title', frame: 'center' },
+  { name: 'centerSystem', path: '/center/system', title: 'ops.system.title', frame: 'center', centerMenu: { order: 2.5, icon: 'disk' } },
 ] as const satisfies readonly AppRoute[];
 
 export type RouteName = (typeof appRoutes)[number]['name'];

@@ -51,6 +51,13 @@ const pages: Record<RouteName, LazyExoticComponent<ComponentType>> = {
   apiKey: page(() => import('./pages/largeModel/ApiKeysPage.tsx'), 'ApiKeysPage'),
   usageChart: page(() => import('./pages/largeModel/UsageChartPage.tsx'), 'UsageChartPage'),
   aiApiKey: page(() => import('./pages/largeModel/ApiKeysPage.tsx'), 'ApiKeysPage'),
+  // Issue #10 (web)
+  changeContract: page(() => import('./pages/center/control/ChangeContractPage.tsx'), 'ChangeContractPage'),
+  changeContractPreview: page(() => import('./pages/center/control/ChangeContractPreviewPage.tsx'), 'ChangeContractPreviewPage'),
+  renewal: page(() => import('./pages/center/control/RenewalPage.tsx'), 'RenewalPage'),
+  changeOrderDetail: page(() => import('./pages/center/control/ChangeOrderDetailPage.tsx'), 'ChangeOrderDetailPage'),
+  expandControl: page(() => import('./pages/center/control/ExpandPage.tsx'), 'ExpandPage'),
+  centerSystem: page(() => import('./pages/center/system/SystemDiskPage.tsx'), 'SystemDiskPage'),
 };
 
 const RootLayout = page(() => import('./pages/layout/RootLayout.tsx'), 'RootLayout');

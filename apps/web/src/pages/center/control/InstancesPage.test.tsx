@@ -1,14 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { MemoryRouter } from 'react-router';
+import { cleanup, configure, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { InstanceItem } from '@suanli/contract/instance';
 import { FeedbackHost } from '../../../modules/FeedbackHost.tsx';
 import { ApiError } from '../../../api/errors.ts';
-import { InstancesPage } from './InstancesPage.tsx';
+import { InstancesPage, allowedOps, opsHref } from './InstancesPage.tsx';
 
 const http = vi.hoisted(() => ({ get: vi.fn(), post: vi.fn(), put: vi.fn(), delete: vi.fn() }));
 vi.mock('../../../api/client.ts', () => ({ http }));
+
+// On a loaded machine the lazily mounted message holder can take more than the default second.
+configure({ asyncUtilTimeout: 8_000 });
 
 const inst = (over: Partial<InstanceItem> = {}): InstanceItem => ({
   id: 'i-abcdefghij',
@@ -146,3 +149,118 @@ describe('InstancesPage actions', { timeout: 30_000 }, () => {
     await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/instance/modify_password', { instanceId: 'i-abcdefghij', password: 'NewPassw0rd' }, { silent: true }));
   });
 });
+
+// Issue #10 (web): billing changes, disks and the no-GPU mode from the list.
+describe('InstancesPage issue #10 actions', { timeout: 30_000 }, () => {
+  afterEach(() => {
+    cleanup();
+    http.get.mockReset();
+    http.post.mockReset();
+  });
+
+  function renderRouted(list: InstanceItem[]) {
+    http.get.mockImplementation(async (url: string) => {
+      if (url === '/api/v1/instance/list') return { list, total: list.length };
+      if (url === '/api/v1/instance/status_tag') return [{ status: 'running', label: '运行中', count: list.length }];
+      throw new Error(`unexpected GET ${url}`);
+    });
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    return render(
+      <QueryClientProvider client={client}>
+        <FeedbackHost />
+        <MemoryRouter initialEntries={['/center/control/index']}>
+          <Routes>
+            <Route path="/center/control/index" element={<InstancesPage />} />
+            <Route path="*" element={<LocationProbe />} />
+          </Routes>
+        </MemoryRouter>
+      </QueryClientProvider>,
+    );
+  }
+
+  async function openMenu() {
+    fireEvent.click(await screen.findByTestId('instance-more'));
+    await screen.findByTestId('instance-menu-expand');
+  }
+
+  it('a pay-as-you-go instance offers 转包周期, 升降配置 and 扩缩容数据盘, each opening its page for the instance', async () => {
+    renderRouted([inst()]);
+    await openMenu();
+    expect(screen.queryByTestId('instance-menu-to_payg')).toBeNull();
+    expect(screen.queryByTestId('instance-menu-renewal')).toBeNull();
+    fireEvent.click(screen.getByTestId('instance-menu-change_contract'));
+    expect((await screen.findByTestId('location')).textContent).toBe('/center/control/changeContract?instanceId=i-abcdefghij');
+  });
+
+  it('the disk item opens the expand page on its disk tab', async () => {
+    renderRouted([inst()]);
+    await openMenu();
+    fireEvent.click(screen.getByTestId('instance-menu-expand_disk'));
+    expect((await screen.findByTestId('location')).textContent).toBe('/center/control/expand/control?instanceId=i-abcdefghij&tab=disk');
+  });
+
+  it('a prepaid instance shows its expiry with a renewal link, and offers 转按量 and 续费', async () => {
+    const expiresAt = new Date(Date.now() + 20 * 86_400_000).toISOString();
+    renderRouted([inst({ chargeType: 'prepaid', period: 'month', hourly: 0, expiresAt })]);
+    expect((await screen.findByTestId('instance-expires-at')).textContent).toContain('到期');
+    expect(screen.getByTestId('instance-renew').getAttribute('href')).toBe('/center/control/renewal?instanceId=i-abcdefghij');
+    await openMenu();
+    expect(screen.queryByTestId('instance-menu-change_contract')).toBeNull();
+    expect(screen.queryByTestId('instance-menu-no_gpu')).toBeNull();
+    fireEvent.click(screen.getByTestId('instance-menu-to_payg'));
+    expect((await screen.findByTestId('location')).textContent).toBe('/center/control/changeContractPreview?instanceId=i-abcdefghij');
+  });
+
+  it('无卡模式开机: only for a stopped pay-as-you-go instance, after a dialog giving the price and spec', async () => {
+    renderRouted([inst({ status: 'stopped' })]);
+    await openMenu();
+    fireEvent.click(screen.getByTestId('instance-menu-no_gpu'));
+    const dialog = (await screen.findAllByRole('dialog')).at(-1)!;
+    expect(dialog.textContent).toContain('¥0.10');
+    expect(dialog.textContent).toContain('1 核 CPU、2 GB 内存');
+    expect(http.post).not.toHaveBeenCalled();
+    http.post.mockResolvedValue(inst({ status: 'starting', noGpu: true }));
+    const ok = within(dialog).getAllByRole('button').find((b) => /无卡模式开机/.test(b.textContent ?? ''));
+    fireEvent.click(ok!);
+    await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/ide-instance/power_on', { instanceId: 'i-abcdefghij', noGpu: true }, { silent: true }));
+  });
+
+  it('a running instance’s no-GPU item is disabled; the server’s refusal of a no-GPU start shows', async () => {
+    renderRouted([inst({ status: 'running' })]);
+    await openMenu();
+    expect(screen.getByTestId('instance-menu-no_gpu').closest('[role=menuitem]')?.getAttribute('aria-disabled')).toBe('true');
+    cleanup();
+    renderRouted([inst({ status: 'stopped' })]);
+    await openMenu();
+    fireEvent.click(screen.getByTestId('instance-menu-no_gpu'));
+    const dialog = (await screen.findAllByRole('dialog')).at(-1)!;
+    http.post.mockRejectedValue(new ApiError(409, '余额不足 1 小时费用'));
+    fireEvent.click(within(dialog).getAllByRole('button').find((b) => /无卡模式开机/.test(b.textContent ?? ''))!);
+    expect(await screen.findByText('余额不足 1 小时费用')).toBeTruthy();
+  });
+
+  it('shows the 无卡模式 tag on an instance running without its GPUs', async () => {
+    renderRouted([inst({ noGpu: true }), inst({ id: 'i-bbbbbbbbbb', name: 'train-2' })]);
+    await screen.findAllByTestId('instance-name');
+    expect(screen.getAllByTestId('instance-nogpu-tag')).toHaveLength(1);
+    expect(screen.getByTestId('instance-nogpu-tag').textContent).toBe('无卡模式');
+  });
+});
+
+describe('allowedOps', () => {
+  it('offers each change only where it applies', () => {
+    expect(allowedOps({ status: 'running', chargeType: 'payg' })).toEqual({ change_contract: true, to_payg: false, renewal: false, expand: true, expand_disk: true, no_gpu: false });
+    expect(allowedOps({ status: 'stopped', chargeType: 'payg' }).no_gpu).toBe(true);
+    expect(allowedOps({ status: 'stopped', chargeType: 'prepaid' })).toEqual({ change_contract: false, to_payg: true, renewal: true, expand: true, expand_disk: true, no_gpu: false });
+    // Expired and stopped by the platform, not yet released: renewable, nothing else changes.
+    expect(allowedOps({ status: 'failed', chargeType: 'prepaid' })).toMatchObject({ renewal: true, to_payg: false, expand: false });
+    expect(Object.values(allowedOps({ status: 'released', chargeType: 'prepaid' })).some(Boolean)).toBe(false);
+    expect(Object.values(allowedOps({ status: 'starting', chargeType: 'payg' })).some(Boolean)).toBe(false);
+    expect(opsHref('expand_disk', 'i-abcdefghij')).toBe('/center/control/expand/control?instanceId=i-abcdefghij&tab=disk');
+  });
+});
+
+function LocationProbe() {
+  const loc = useLocation();
+  return <div data-testid="location">{`${loc.pathname}${loc.search}`}</div>;
+}

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { Badge, Button, Card, Dropdown, Empty, Flex, Input, Result, Space, Table, Tabs, Tag, Tooltip, Typography, type TableColumnsType } from 'antd';
+import { Badge, Button, Card, Dropdown, Empty, Flex, Input, Result, Space, Table, Tabs, Tag, Tooltip, Typography, type ButtonProps, type TableColumnsType } from 'antd';
 import { CodeOutlined, EyeInvisibleOutlined, EyeOutlined, MoreOutlined, PlusOutlined, PoweroffOutlined, ReloadOutlined, ExperimentOutlined, CaretRightOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import type { InstanceItem, InstanceStatus } from '@suanli/contract/instance';
 import type { ChargeType } from '@suanli/contract/order';
 import { formatDateTime, formatMoney } from '@suanli/domain/format';
@@ -16,9 +16,24 @@ import { ServerText } from '../../market/ServerText.tsx';
 import { ChargeTypeFilter } from '../../market/ChargeTypeFilter.tsx';
 import { chargeLabel } from '../../market/labels.ts';
 import { InstanceModal, type ModalKind } from './InstanceModals.tsx';
+// Issue #10 (web): billing changes, disks and the no-GPU mode.
+import { NO_GPU_CPU_CORES, NO_GPU_HOURLY, NO_GPU_MEMORY_GB } from '@suanli/contract/instance-ops';
+import { useNoGpuPowerOn } from '../../../api/queries/instance-ops.ts';
+import { NoGpuTag } from './ops-shared.tsx';
 
 const MARKET_PATH = pathOf('market');
 const SHELL_PATH = pathOf('webshell');
+// Issue #10 (web)
+const OPS_PATHS = {
+  change_contract: pathOf('changeContract'),
+  to_payg: pathOf('changeContractPreview'),
+  renewal: pathOf('renewal'),
+  expand: pathOf('expandControl'),
+  expand_disk: pathOf('expandControl'),
+} as const;
+type OpsKey = keyof typeof OPS_PATHS;
+/** The page of a change for an instance. */
+export const opsHref = (key: OpsKey, instanceId: string) => `${OPS_PATHS[key]}?instanceId=${encodeURIComponent(instanceId)}${key === 'expand_disk' ? '&tab=disk' : ''}`;
 
 const STATUS_COLOR: Record<InstanceStatus, string> = {
   creating: 'processing',
@@ -45,6 +60,24 @@ export function allowed(status: InstanceStatus) {
     changeImage: status === 'stopped',
   };
 }
+
+/** Issue #10: which changes an instance offers (the pages re-check and the server decides). */
+export function allowedOps(inst: Pick<InstanceItem, 'status' | 'chargeType'>) {
+  const settled = inst.status === 'running' || inst.status === 'stopped';
+  const payg = inst.chargeType === 'payg';
+  return {
+    change_contract: payg && settled,
+    to_payg: !payg && settled,
+    // An expired prepaid instance is stopped (or failed) until released: it can still be renewed.
+    renewal: !payg && inst.status !== 'released' && inst.status !== 'releasing',
+    expand: settled,
+    expand_disk: settled,
+    no_gpu: payg && inst.status === 'stopped',
+  };
+}
+
+/** A menu item's label with the test id e2e tests click. */
+const menuLabel = (key: string, text: string) => <span data-testid={`instance-menu-${key}`}>{text}</span>;
 
 function SshCell({ inst }: { inst: InstanceItem }) {
   const { t } = useT();
@@ -83,13 +116,22 @@ function ChargeCell({ inst }: { inst: InstanceItem }) {
       <span>{chargeLabel(inst.chargeType, inst.period)}</span>
       {inst.chargeType === 'payg' ? (
         <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-          {t('compute.instances.hourly', { amount: formatMoney(inst.hourly) })}
+          {/* Issue #10 (web): a no-GPU run is metered at its fixed price. */}
+          {t('compute.instances.hourly', { amount: formatMoney(inst.noGpu ? NO_GPU_HOURLY : inst.hourly) })}
         </Typography.Text>
       ) : (
         inst.expiresAt && (
-          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-            {t('compute.instances.expiresAt', { time: formatDateTime(inst.expiresAt) })}
-          </Typography.Text>
+          <Space size={6} wrap>
+            <Typography.Text type="secondary" style={{ fontSize: 12 }} data-testid="instance-expires-at">
+              {t('compute.instances.expiresAt', { time: formatDateTime(inst.expiresAt) })}
+            </Typography.Text>
+            {/* Issue #10 (web): renewal of a prepaid instance. */}
+            {allowedOps(inst).renewal && (
+              <Link to={opsHref('renewal', inst.id)} style={{ fontSize: 12 }} data-testid="instance-renew">
+                {t('ops.common.renew')}
+              </Link>
+            )}
+          </Space>
         )
       )}
       {inst.releaseAt ? (
@@ -125,6 +167,7 @@ export function InstancesPage() {
   const list = useQuery(instancesPageQuery({ page, pageSize, status: status === 'all' ? undefined : status, chargeType, keyword: keyword || undefined }));
   const tags = useQuery(statusTagsQuery());
   const action = useInstanceAction();
+  const noGpu = useNoGpuPowerOn();
   const tableBox = useScrollRegion<HTMLDivElement>(t('compute.instances.title'));
 
   const run = (a: InstanceAction) => {
@@ -157,6 +200,30 @@ export function InstancesPage() {
       onOk: () => run({ kind: 'init', instanceId: inst.id }),
     });
 
+  // Issue #10 (web): 无卡模式 — a stopped pay-as-you-go instance started without its GPUs, at a fixed price.
+  const confirmNoGpu = (inst: InstanceItem) =>
+    modal.confirm({
+      title: t('ops.noGpu.title', { name: inst.name }),
+      content: (
+        <Flex vertical gap={4} data-testid="nogpu-confirm">
+          <span>{t('ops.noGpu.content')}</span>
+          <span>{t('ops.noGpu.spec', { cpu: NO_GPU_CPU_CORES, mem: NO_GPU_MEMORY_GB })}</span>
+          <strong>{t('ops.noGpu.price', { price: formatMoney(NO_GPU_HOURLY) })}</strong>
+        </Flex>
+      ),
+      okText: t('ops.noGpu.ok'),
+      okButtonProps: { 'data-testid': 'nogpu-confirm-ok' } as ButtonProps,
+      cancelText: t('common.cancel'),
+      onOk: () => {
+        setBusy(`${inst.id}:no_gpu`);
+        noGpu.mutate(inst.id, {
+          onSuccess: () => void message.success(t('ops.noGpu.done')),
+          onError: (err) => void message.error({ content: <ServerText>{getErrorMessage(err)}</ServerText>, duration: 5 }),
+          onSettled: () => setBusy(null),
+        });
+      },
+    });
+
   const totalCount = tags.data?.reduce((sum, x) => sum + (x.status === 'released' ? 0 : x.count), 0);
   const tabItems = [
     { key: 'all', label: totalCount !== undefined ? `${t('compute.instances.all')} (${totalCount})` : t('compute.instances.all') },
@@ -173,6 +240,8 @@ export function InstancesPage() {
         <Flex vertical gap={2} style={{ minWidth: 0 }}>
           <Space size={4} wrap>
             <strong data-testid="instance-name">{inst.name}</strong>
+            {/* Issue #10 (web) */}
+            {inst.noGpu && <NoGpuTag />}
             {inst.demo && (
               <Tooltip title={t('compute.demoHint')}>
                 <Tag color="gold" icon={<ExperimentOutlined />} tabIndex={0} data-testid="instance-demo">
@@ -218,7 +287,8 @@ export function InstancesPage() {
       fixed: 'right',
       render: (_v, inst) => {
         const can = allowed(inst.status);
-        const pending = (kind: InstanceAction['kind']) => busy === `${inst.id}:${kind}`;
+        const pending = (kind: InstanceAction['kind'] | 'no_gpu') => busy === `${inst.id}:${kind}`;
+        const ops = allowedOps(inst);
         return (
           <Flex gap={4} wrap>
             {can.powerOn && (
@@ -247,20 +317,35 @@ export function InstancesPage() {
               trigger={['click']}
               menu={{
                 items: [
-                  { key: 'rename', label: t('compute.instances.rename'), disabled: !can.rename },
-                  { key: 'password', label: t('compute.instances.resetPassword'), disabled: !can.password },
-                  { key: 'init', label: t('compute.instances.resetSystem'), disabled: !can.init },
-                  { key: 'change_image', label: t('compute.instances.changeImage'), disabled: !can.changeImage },
+                  { key: 'rename', label: menuLabel('rename', t('compute.instances.rename')), disabled: !can.rename },
+                  { key: 'password', label: menuLabel('password', t('compute.instances.resetPassword')), disabled: !can.password },
+                  { key: 'init', label: menuLabel('init', t('compute.instances.resetSystem')), disabled: !can.init },
+                  { key: 'change_image', label: menuLabel('change_image', t('compute.instances.changeImage')), disabled: !can.changeImage },
+                  // Issue #10 (web): billing changes, disks and the no-GPU start.
                   { type: 'divider' },
-                  { key: 'release', label: t('compute.instances.release'), danger: true, disabled: !can.release },
+                  ...(inst.chargeType === 'payg'
+                    ? [{ key: 'change_contract', label: menuLabel('change_contract', t('ops.menu.changeContract')), disabled: !ops.change_contract }]
+                    : [
+                        { key: 'to_payg', label: menuLabel('to_payg', t('ops.menu.changeToPayg')), disabled: !ops.to_payg },
+                        { key: 'renewal', label: menuLabel('renewal', t('ops.menu.renewal')), disabled: !ops.renewal },
+                      ]),
+                  { key: 'expand', label: menuLabel('expand', t('ops.menu.expand')), disabled: !ops.expand },
+                  { key: 'expand_disk', label: menuLabel('expand_disk', t('ops.menu.expandDisk')), disabled: !ops.expand_disk },
+                  ...(inst.chargeType === 'payg' ? [{ key: 'no_gpu', label: menuLabel('no_gpu', t('ops.menu.noGpu')), disabled: !ops.no_gpu }] : []),
+                  // Issue #10 (images): snapshot, clone, copy-data menu items are wired here by the integrator
+                  { type: 'divider' },
+                  { key: 'release', label: menuLabel('release', t('compute.instances.release')), danger: true, disabled: !can.release },
                 ],
                 onClick: ({ key }) => {
                   if (key === 'init') confirmInit(inst);
+                  else if (key === 'no_gpu') confirmNoGpu(inst);
+                  else if (key in OPS_PATHS) void navigate(opsHref(key as OpsKey, inst.id));
+                  // Issue #10 (images): snapshot, clone, copy-data menu items are wired here by the integrator
                   else setDialog({ kind: key as ModalKind, instance: inst });
                 },
               }}
             >
-              <Button size="small" type="text" icon={<MoreOutlined />} aria-label={`${t('compute.instances.more')} ${inst.name}`} loading={pending('init')} data-testid="instance-more">
+              <Button size="small" type="text" icon={<MoreOutlined />} aria-label={`${t('compute.instances.more')} ${inst.name}`} loading={pending('init') || pending('no_gpu')} data-testid="instance-more">
                 {t('compute.instances.more')}
               </Button>
             </Dropdown>
