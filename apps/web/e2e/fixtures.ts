@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { eq } from 'drizzle-orm';
 import { tenants } from '../../server/src/db/schema/tenant.ts';
 import type { Harness, HOSTS } from './harness.ts';
@@ -30,11 +30,15 @@ export async function signInWithToken(page: Page, h: Harness, host: keyof typeof
   await page.evaluate((t) => localStorage.setItem('Admin-Token', t), token);
 }
 
-/** ¥100 through the sandbox cashier, as a user does it (wallet.e2e covers the details). */
-export async function rechargeBySandbox(page: Page, h: Harness): Promise<void> {
+/** ¥100 (or `yuan`) through the sandbox cashier, as a user does it (wallet.e2e covers the details). */
+export async function rechargeBySandbox(page: Page, h: Harness, yuan = 100): Promise<void> {
   await page.goto(h.url('demo', '/recharge/index'));
   await page.getByTestId('recharge-method-sandbox').click();
-  await page.getByTestId('recharge-preset-100').click();
+  if (yuan === 100) await page.getByTestId('recharge-preset-100').click();
+  else {
+    const custom = page.getByTestId('recharge-custom');
+    await (((await custom.evaluate((e) => e.tagName)) === 'INPUT' ? custom : custom.locator('input')).fill(String(yuan)));
+  }
   await page.getByTestId('recharge-submit').click();
   await page.waitForURL((u) => u.pathname.startsWith('/sandbox/cashier/'));
   await page.getByRole('button', { name: '确认支付' }).click();
@@ -56,4 +60,58 @@ export async function openRowMenuItem(page: Page, row: Locator, item: string, op
     if (await opened.waitFor({ timeout: 5_000 }).then(() => true, () => false)) return;
     if (Date.now() > until) throw new Error(`the row's menu item ${item} did not open what it should within ${timeout} ms`);
   }
+}
+
+/** The text of a web shell's terminal rows (xterm's DOM renderer), one string per row. */
+export async function terminalRows(shell: Page): Promise<string[]> {
+  const rows = await shell.locator('[data-testid=shell-terminal] .xterm-rows > div').allTextContents();
+  return rows.map((r) => r.replace(/\u00a0/g, ' ').trimEnd());
+}
+
+/**
+ * Opens the web shell of a running instance's row in a new tab, runs `command`, and waits until a
+ * terminal row matches `expect`; returns the rows. The tab is closed afterwards.
+ */
+export async function runInShell(context: BrowserContext, row: Locator, command: string, expect: RegExp, timeout = 20_000): Promise<string[]> {
+  const opened = context.waitForEvent('page');
+  await row.getByTestId('instance-shell').click();
+  const shell = await opened;
+  try {
+    await shell.locator('[data-testid=shell-state][data-state=open]').waitFor({ timeout: 30_000 });
+    await shell.getByTestId('shell-terminal').click();
+    await shell.keyboard.type(command);
+    await shell.keyboard.press('Enter');
+    const until = Date.now() + timeout;
+    for (;;) {
+      const rows = await terminalRows(shell);
+      if (rows.some((r) => expect.test(r))) return rows;
+      if (Date.now() > until) throw new Error(`no terminal row matched ${expect} after ${command}:\n${rows.filter(Boolean).join('\n')}`);
+      await shell.waitForTimeout(250);
+    }
+  } finally {
+    await shell.close();
+  }
+}
+
+/**
+ * Rents a pay-as-you-go instance named `name` from the market's first rentable machine, as a user
+ * does (compute.e2e covers each step), optionally with `imageId` chosen; returns its row once running.
+ */
+export async function rentFromMarket(page: Page, h: Harness, name: string, opts: { imageId?: number; query?: string } = {}): Promise<{ row: Locator; instanceId: string }> {
+  await page.goto(h.url('demo', `/market/index${opts.query ?? ''}`));
+  const machine = page.locator('[data-testid=market-machine][data-rentable=true]').first();
+  await machine.waitFor();
+  await machine.getByTestId('market-rent').click();
+  await page.waitForURL((u) => u.pathname === '/market/create');
+  await page.getByTestId('create-name').fill(name);
+  if (opts.imageId !== undefined) await page.getByTestId(`create-image-${opts.imageId}`).check();
+  await page.getByTestId('create-hourly').waitFor();
+  await page.getByTestId('create-submit').click();
+  await page.waitForURL((u) => u.pathname === '/market/orderdetail');
+  await page.getByTestId('check-pay').click();
+  await page.waitForURL((u) => u.pathname === '/center/control/index');
+  const row = page.getByTestId('instances-table').locator('tr.ant-table-row', { hasText: name });
+  await row.locator('[data-testid=instance-status][data-status=running]').waitFor({ timeout: 60_000 });
+  const instanceId = ((await row.getByTestId('instance-id').textContent()) ?? '').trim();
+  return { row, instanceId };
 }

@@ -8,9 +8,9 @@ import { useT } from '../../../locales/i18n.ts';
 import { pathOf } from '../../../route-table.ts';
 import { ServerText } from '../../market/ServerText.tsx';
 import { OrderSummary } from '../../market/OrderSummary.tsx';
+import { checkPathOf } from '../control/check-path.ts'; // Issue #10: a change of an instance is paid on its own check page
 
 const ORDERS_PATH = pathOf('orders');
-const CHECK_PATH = pathOf('orderCheck');
 
 /** /center/expense/order/orderDetail?id=…: one order, with a way to pay it while unpaid. */
 export function OrderDetailPage() {
@@ -39,7 +39,7 @@ export function OrderDetailPage() {
             <OrderSummary order={order.data} extra={{ paidAt: true }} />
             {order.data.status === 'unpaid' && (
               <Flex justify="end" style={{ marginTop: 16 }}>
-                <Button type="primary" onClick={() => navigate(`${CHECK_PATH}?id=${encodeURIComponent(order.data.id)}`)} data-testid="order-detail-pay">{t('compute.orders.pay')}</Button>
+                <Button type="primary" onClick={() => navigate(checkPathOf(order.data.kind, order.data.id))} data-testid="order-detail-pay">{t('compute.orders.pay')}</Button>
               </Flex>
             )}
           </>

