@@ -59,7 +59,7 @@ function ensureDir(dir, mode) {
   fs.mkdirSync(dir, { mode });
 }
 
-function main() {
+async function main() {
   checkChain('/src', src, true);
   checkChain('/dst', dstDir, false);
   const srcIsDir = fs.lstatSync(src).isDirectory();
@@ -67,7 +67,11 @@ function main() {
   const base = srcIsDir ? src : path.dirname(src);
   let totalBytes = 0;
   let fileCount = 0;
-  for (const [, s] of entries) if (s.isFile()) (totalBytes += s.size), fileCount++;
+  for (const [, s] of entries) {
+    if (!s.isFile()) continue;
+    totalBytes += s.size;
+    fileCount++;
+  }
   say({ t: 'total', totalBytes, files: fileCount });
 
   // the target directory chain, made without following anything
@@ -116,37 +120,59 @@ function main() {
       }
       const part = path.join(path.dirname(to), `.${path.basename(to).slice(0, 200)}${PART}`);
       fs.rmSync(part, { recursive: true, force: true });
-      // open the source without following a symlink swapped in since the walk
-      const fd = fs.openSync(from, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-      const out = fs.openSync(part, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
-      try {
-        const buf = Buffer.allocUnsafe(CHUNK);
-        let pos = 0;
-        for (;;) {
-          const n = fs.readSync(fd, buf, 0, buf.length, pos);
-          if (n === 0) break;
-          // a whole zero block stays a hole (sparse files stay sparse)
-          if (n === CHUNK && buf.equals(ZERO)) pos += n;
-          else {
-            let w = 0;
-            while (w < n) w += fs.writeSync(out, buf, w, n - w, pos + w);
-            pos += n;
-          }
-          copiedBytes += n;
-          progress(false);
+      if (s.blocks * 512 >= s.size) {
+        // a dense file: the kernel copies it (copy_file_range / sendfile); its growth is the progress
+        const before = copiedBytes;
+        const timer = setInterval(() => {
+          const st = fs.lstatSync(part, { throwIfNoEntry: false });
+          if (st) say({ t: 'p', copiedBytes: before + Math.min(st.size, s.size), files });
+        }, 200);
+        try {
+          await fs.promises.copyFile(from, part, fs.constants.COPYFILE_EXCL);
+        } catch (err) {
+          fs.rmSync(part, { force: true });
+          throw err;
+        } finally {
+          clearInterval(timer);
         }
-        fs.ftruncateSync(out, pos);
+        copiedBytes = before + s.size;
+      } else {
+        // a sparse file: read in chunks, a whole zero chunk stays a hole
+        const fd = fs.openSync(from, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+        const out = fs.openSync(part, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+        try {
+          const buf = Buffer.allocUnsafe(CHUNK);
+          let pos = 0;
+          for (;;) {
+            const n = fs.readSync(fd, buf, 0, buf.length, pos);
+            if (n === 0) break;
+            if (n === CHUNK && buf.equals(ZERO)) pos += n;
+            else {
+              let w = 0;
+              while (w < n) w += fs.writeSync(out, buf, w, n - w, pos + w);
+              pos += n;
+            }
+            copiedBytes += n;
+            progress(false);
+          }
+          fs.ftruncateSync(out, pos);
+        } catch (err) {
+          fs.closeSync(out);
+          fs.rmSync(part, { force: true });
+          throw err;
+        } finally {
+          fs.closeSync(fd);
+        }
+        fs.closeSync(out);
+      }
+      const out = fs.openSync(part, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
+      try {
         fs.fchownSync(out, s.uid, s.gid);
         fs.fchmodSync(out, s.mode & 0o7777);
         fs.futimesSync(out, s.atimeMs / 1000, s.mtimeMs / 1000);
-      } catch (err) {
-        fs.closeSync(out);
-        fs.rmSync(part, { force: true });
-        throw err;
       } finally {
-        fs.closeSync(fd);
+        fs.closeSync(out);
       }
-      fs.closeSync(out);
       if (t && t.isDirectory()) fs.rmSync(to, { recursive: true, force: true });
       fs.renameSync(part, to);
       files++;
@@ -167,9 +193,7 @@ function main() {
   say({ t: 'done', copiedBytes, totalBytes: Math.max(totalBytes, copiedBytes), files });
 }
 
-try {
-  main();
-} catch (err) {
+main().catch((err) => {
   say({ t: 'err', code: err?.code ?? 'EIO', message: String(err?.message ?? err) });
   process.exitCode = 1;
-}
+});

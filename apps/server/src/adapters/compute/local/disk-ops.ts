@@ -74,40 +74,53 @@ function waitExit(c: ChildProcess, what: string, stderr: () => string): Promise<
 }
 
 /**
- * Copies the tree `src` into `dst` (created) as overlayfs needs it in a layer: whiteouts (0/0
- * character devices), opaque directories and every other xattr, owners, modes, symlinks, hard
- * links and holes — a GNU tar stream piped through this process, which counts its bytes.
+ * Copies the tree `src` to `dst` (which must not exist) as overlayfs needs it in a layer:
+ * whiteouts (0/0 character devices), opaque directories and every other xattr, owners, modes,
+ * timestamps, symlinks, hard links and holes (`cp -a --sparse=always`, a reflink where the
+ * filesystem can). `onBytes` hears the bytes copied so far (the destination walked at intervals
+ * that grow with its size, at least every 250 ms). `exclude`d paths (relative) are removed from
+ * the copy unless they are whiteouts.
  */
 export async function copyTree(src: string, dst: string, opts: { exclude?: string[]; signal?: AbortSignal; onBytes?: (n: number) => void } = {}): Promise<void> {
   aborted(opts.signal);
-  fs.mkdirSync(dst, { recursive: true, mode: 0o755 });
-  const common = ['--xattrs', '--xattrs-include=*', '--acls', '--numeric-owner'];
-  const excludes = opts.exclude?.length ? ['--anchored', ...opts.exclude.map((e) => `--exclude=./${e}`)] : [];
-  const pack = spawn('tar', ['-C', src, '-c', '-f', '-', '--sparse', '--one-file-system', ...common, ...excludes, '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const unpack = spawn('tar', ['-C', dst, '-x', '-f', '-', '-p', '--same-owner', ...common], { stdio: ['pipe', 'ignore', 'pipe'] });
-  let errA = '';
-  let errB = '';
-  pack.stderr!.on('data', (d: Buffer) => (errA += d.toString()));
-  unpack.stderr!.on('data', (d: Buffer) => (errB += d.toString()));
-  let n = 0;
-  pack.stdout!.on('data', (d: Buffer) => {
-    n += d.length;
+  fs.mkdirSync(path.dirname(dst), { recursive: true });
+  fs.rmSync(dst, { recursive: true, force: true });
+  const cp = spawn('cp', ['-a', '--sparse=always', '--reflink=auto', '--no-target-directory', '--', src, dst], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  cp.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const poll = () => {
+    if (stopped) return;
+    const t0 = Date.now();
+    let n = 0;
+    try {
+      n = treeBytes(dst).bytes;
+    } catch {
+      /* racing the copy */
+    }
     opts.onBytes?.(n);
-  });
-  pack.stdout!.pipe(unpack.stdin!);
-  unpack.stdin!.on('error', () => {}); // EPIPE when unpack fails first: its own exit says why
-  const onAbort = () => killTree([pack, unpack]);
+    timer = setTimeout(poll, Math.max(250, (Date.now() - t0) * 10));
+  };
+  if (opts.onBytes) timer = setTimeout(poll, 250);
+  const onAbort = () => killTree([cp]);
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    await Promise.all([waitExit(pack, `tar -c ${src}`, () => errA), waitExit(unpack, `tar -x ${dst}`, () => errB)]);
-  } catch (err) {
-    killTree([pack, unpack]);
+    await waitExit(cp, `cp -a ${src}`, () => err);
+  } catch (e) {
     aborted(opts.signal);
-    throw err;
+    throw e;
   } finally {
+    stopped = true;
+    if (timer) clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
   }
   aborted(opts.signal);
+  for (const rel of opts.exclude ?? []) {
+    const f = path.join(dst, rel);
+    const st = fs.lstatSync(f, { throwIfNoEntry: false });
+    if (st && !st.isCharacterDevice() && !st.isDirectory()) fs.rmSync(f, { force: true });
+  }
 }
 
 /** Allocated bytes of a file (what a sparse copy really moves). */
@@ -167,7 +180,6 @@ export async function runCopyWorker(
   aborted(o.signal);
   const args = [
     '--die-with-parent',
-    '--new-session',
     '--unshare-ipc',
     '--unshare-pid',
     '--unshare-net',
@@ -200,7 +212,9 @@ export async function runCopyWorker(
     path.posix.join('/src', o.srcRel),
     path.posix.join('/dst', o.dstRel),
   ];
-  const child = spawn('bwrap', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' } });
+  // its own process group (no tty, so no --new-session): an abort kills the group, also a
+  // sandbox child bwrap had not yet tied to itself (--die-with-parent) when the abort came
+  const child = spawn('bwrap', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin' }, detached: true });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const p: CopyProgress = { copiedBytes: 0, totalBytes: 0, files: 0 };
@@ -236,12 +250,27 @@ export async function runCopyWorker(
       } else if (m.t === 'err') failure = { code: m.code ?? 'EIO', message: m.message ?? '' };
     }
   });
-  const onAbort = () => killTree([child]);
+  const onAbort = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+    killTree([child]);
+  };
   o.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     await new Promise<void>((resolve, reject) => {
       child.once('error', (e) => reject(new ComputeError(`bwrap: ${e.message}`)));
       child.once('close', () => resolve());
+      // aborted: bwrap's exit is enough (a straggler holding the pipes must not hold the caller)
+      child.once('exit', () => {
+        if (o.signal?.aborted) {
+          child.stdout!.destroy();
+          child.stderr!.destroy();
+          resolve();
+        }
+      });
     });
   } finally {
     o.signal?.removeEventListener('abort', onAbort);

@@ -191,8 +191,7 @@ export function createOps(d: OpsDeps): Ops {
       const files = sources.reduce((n, s) => n + s.size.files, 0);
       const rep = reporter(opts.onProgress);
       const tmp = `${dir}.tmp-${crypto.randomBytes(4).toString('hex')}`;
-      fs.mkdirSync(path.dirname(dir), { recursive: true });
-      fs.mkdirSync(tmp, { mode: 0o755 });
+      fs.mkdirSync(tmp, { recursive: true, mode: 0o755 });
       try {
         let done = 0;
         for (const s of sources) {
@@ -204,7 +203,7 @@ export function createOps(d: OpsDeps): Ops {
           done += s.size.bytes;
         }
         blankRootPassword(path.join(tmp, 'root'));
-        fs.chmodSync(path.join(tmp, 'root'), 0o755);
+        for (const s of sources) fs.chmodSync(path.join(tmp, s.to), 0o755);
         fs.renameSync(tmp, dir);
       } catch (err) {
         fs.rmSync(tmp, { recursive: true, force: true });
