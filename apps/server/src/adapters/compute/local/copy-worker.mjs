@@ -13,9 +13,12 @@ import path from 'node:path';
 
 const [src, dstDir] = process.argv.slice(2);
 const say = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
-const PART = '.suanli-part';
 const CHUNK = 1 << 20;
 const ZERO = Buffer.alloc(CHUNK);
+/** Files copied at once (libuv's default thread pool has 4 threads). */
+const CONCURRENCY = 1;
+/** Files below this size are copied synchronously (no thread-pool round trip). */
+const SMALL = 4 << 20;
 
 /** lstat every component under `root`; a symlink or a non-directory on the way is refused. */
 function checkChain(root, full, mustExist) {
@@ -82,15 +85,18 @@ async function main() {
   }
   let copiedBytes = 0;
   let files = 0;
-  let last = 0;
-  const progress = (force) => {
-    const now = Date.now();
-    if (force || now - last >= 200) {
-      last = now;
-      say({ t: 'p', copiedBytes, files });
-    }
+  /** Parts being written now (dense files the kernel copies): their sizes count as progress. */
+  const inflight = new Map();
+  const report = () => {
+    let n = copiedBytes;
+    for (const [part, max] of inflight) n += Math.min(max, fs.lstatSync(part, { throwIfNoEntry: false })?.size ?? 0);
+    say({ t: 'p', copiedBytes: n, files });
   };
+  const timer = setInterval(report, 200);
+
+  // 1: directories and symlinks, parents first
   const dirs = [];
+  const todo = [];
   for (const [rel, s] of entries) {
     const from = path.join(base, rel);
     const to = path.join(dstDir, rel);
@@ -110,76 +116,71 @@ async function main() {
       } catch {
         /* best effort */
       }
-    } else if (s.isFile()) {
-      const t = fs.lstatSync(to, { throwIfNoEntry: false });
-      if (t && t.isFile() && t.size === s.size && Math.abs(t.mtimeMs - s.mtimeMs) < 1) {
-        copiedBytes += s.size;
-        files++;
-        progress(false);
-        continue;
-      }
-      const part = path.join(path.dirname(to), `.${path.basename(to).slice(0, 200)}${PART}`);
-      fs.rmSync(part, { recursive: true, force: true });
-      if (s.blocks * 512 >= s.size) {
-        // a dense file: the kernel copies it (copy_file_range / sendfile); its growth is the progress
-        const before = copiedBytes;
-        const timer = setInterval(() => {
-          const st = fs.lstatSync(part, { throwIfNoEntry: false });
-          if (st) say({ t: 'p', copiedBytes: before + Math.min(st.size, s.size), files });
-        }, 200);
-        try {
-          await fs.promises.copyFile(from, part, fs.constants.COPYFILE_EXCL);
-        } catch (err) {
-          fs.rmSync(part, { force: true });
-          throw err;
-        } finally {
-          clearInterval(timer);
-        }
-        copiedBytes = before + s.size;
-      } else {
-        // a sparse file: read in chunks, a whole zero chunk stays a hole
-        const fd = fs.openSync(from, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-        const out = fs.openSync(part, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
-        try {
-          const buf = Buffer.allocUnsafe(CHUNK);
-          let pos = 0;
-          for (;;) {
-            const n = fs.readSync(fd, buf, 0, buf.length, pos);
-            if (n === 0) break;
-            if (n === CHUNK && buf.equals(ZERO)) pos += n;
-            else {
-              let w = 0;
-              while (w < n) w += fs.writeSync(out, buf, w, n - w, pos + w);
-              pos += n;
-            }
-            copiedBytes += n;
-            progress(false);
-          }
-          fs.ftruncateSync(out, pos);
-        } catch (err) {
-          fs.closeSync(out);
-          fs.rmSync(part, { force: true });
-          throw err;
-        } finally {
-          fs.closeSync(fd);
-        }
-        fs.closeSync(out);
-      }
-      const out = fs.openSync(part, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
-      try {
-        fs.fchownSync(out, s.uid, s.gid);
-        fs.fchmodSync(out, s.mode & 0o7777);
-        fs.futimesSync(out, s.atimeMs / 1000, s.mtimeMs / 1000);
-      } finally {
-        fs.closeSync(out);
-      }
-      if (t && t.isDirectory()) fs.rmSync(to, { recursive: true, force: true });
-      fs.renameSync(part, to);
-      files++;
-      progress(false);
-    }
+    } else if (s.isFile()) todo.push([from, to, s]);
     // devices, fifos and sockets are not copied
   }
+
+  // 2: files, a few at once (the kernel copies dense ones; sparse ones keep their holes)
+  const copyOne = async ([from, to, s]) => {
+    const t = fs.lstatSync(to, { throwIfNoEntry: false });
+    if (t && t.isFile() && t.size === s.size && Math.abs(t.mtimeMs - s.mtimeMs) < 1) {
+      copiedBytes += s.size;
+      files++;
+      return;
+    }
+    // Written in place: a file cut short by a crash or an abort differs in size or mtime (set
+    // last) from its source, so the next run copies it again. Inside this sandbox a symlink
+    // planted at the target can only lead back into the target disk; it is replaced all the same.
+    if (t && !t.isFile()) fs.rmSync(to, { recursive: true, force: true });
+    if (s.blocks * 512 >= s.size) {
+      if (s.size < SMALL) fs.copyFileSync(from, to);
+      else {
+        inflight.set(to, s.size);
+        try {
+          await fs.promises.copyFile(from, to);
+        } finally {
+          inflight.delete(to);
+        }
+      }
+      copiedBytes += s.size;
+    } else {
+      const fd = fs.openSync(from, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      const out = fs.openSync(to, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o600);
+      try {
+        const buf = Buffer.allocUnsafe(CHUNK);
+        let pos = 0;
+        for (;;) {
+          const n = fs.readSync(fd, buf, 0, buf.length, pos);
+          if (n === 0) break;
+          if (!(n === CHUNK && buf.equals(ZERO))) {
+            let w = 0;
+            while (w < n) w += fs.writeSync(out, buf, w, n - w, pos + w);
+          }
+          pos += n;
+          copiedBytes += n;
+        }
+        fs.ftruncateSync(out, pos);
+      } finally {
+        fs.closeSync(fd);
+        fs.closeSync(out);
+      }
+    }
+    fs.chownSync(to, s.uid, s.gid);
+    fs.chmodSync(to, s.mode & 0o7777);
+    fs.utimesSync(to, s.atimeMs / 1000, s.mtimeMs / 1000);
+    files++;
+  };
+  let next = 0;
+  const lane = async () => {
+    while (next < todo.length) await copyOne(todo[next++]);
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, todo.length) }, lane));
+  } finally {
+    clearInterval(timer);
+  }
+  report();
+
   // directories last, deepest first: their modes and mtimes as the source's
   for (const [to, s] of dirs.reverse()) {
     try {
