@@ -99,6 +99,7 @@ export async function benchInstanceOps(): Promise<string[]> {
     // (a) data copy vs cp -a on the same disk
     const copyRuns: number[] = [];
     const cpRuns: number[] = [];
+    const cpCrossRuns: number[] = [];
     let bytes = 0;
     for (let i = 0; i < 2; i++) {
       const target = `run${i}`;
@@ -108,19 +109,25 @@ export async function benchInstanceOps(): Promise<string[]> {
         }),
       );
       const mnt = path.join(srcDir, 'data');
+      const dstMnt = path.join(dataDir, 'instances', dst.id, 'data');
       execFileSync('mount', ['-o', 'loop,nosuid,nodev', path.join(srcDir, 'data.img'), mnt]);
+      execFileSync('mount', ['-o', 'loop,nosuid,nodev', path.join(dataDir, 'instances', dst.id, 'data.img'), dstMnt]);
       try {
         cpRuns.push(await timed(() => execFileSync('cp', ['-a', path.join(mnt, 'set'), path.join(mnt, `cp-${target}`)])));
         fs.rmSync(path.join(mnt, `cp-${target}`), { recursive: true, force: true });
+        cpCrossRuns.push(await timed(() => execFileSync('cp', ['-a', path.join(mnt, 'set'), path.join(dstMnt, `cp-${target}`)])));
+        fs.rmSync(path.join(dstMnt, `cp-${target}`), { recursive: true, force: true });
       } finally {
         execFileSync('umount', [mnt]);
+        execFileSync('umount', [dstMnt]);
       }
     }
     const copyS = Math.min(...copyRuns);
     const cpS = Math.min(...cpRuns);
-    const r1 = mbps(bytes, copyS) / mbps(bytes, cpS);
+    const cpCrossS = Math.min(...cpCrossRuns);
+    const r1 = cpS / copyS;
     lines.push(
-      `[bench] data copy between two instances' data disks (${(bytes / 1e6).toFixed(0)} MB: 1 big, 16 medium, 1,024 small files; both stopped, best of 2): ${mbps(bytes, copyS).toFixed(0)} MB/s; cp -a on the same disk: ${mbps(bytes, cpS).toFixed(0)} MB/s; ratio ${r1.toFixed(2)} (aim ≥ ${AIM}×: ${verdict(r1)})`,
+      `[bench] data copy between two instances' data disks (${(bytes / 1e6).toFixed(0)} MB: 1 big, 16 medium, 1,024 small files; both stopped, their disks mounted for the copy, best of 2): ${mbps(bytes, copyS).toFixed(0)} MB/s; cp -a on the same disk: ${mbps(bytes, cpS).toFixed(0)} MB/s; ratio ${r1.toFixed(2)} (aim ≥ ${AIM}×: ${verdict(r1)}); cp -a from one disk to the other (both already mounted): ${mbps(bytes, cpCrossS).toFixed(0)} MB/s, ratio ${(cpCrossS / copyS).toFixed(2)}`,
     );
 
     // (b) clone vs cp -a --sparse=always of the same upper dir and data.img

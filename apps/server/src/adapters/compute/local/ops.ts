@@ -107,6 +107,8 @@ function blankRootPassword(layerRoot: string) {
 type Ops = Pick<ComputeDriver, 'resizeDataDisk' | 'saveSystemLayer' | 'cloneFrom' | 'copyData'>;
 
 export function createOps(d: OpsDeps): Ops {
+  /** Copies holding a stopped instance's data disk mounted, by instance id. */
+  const copyMounts = new Map<string, { refs: number; ready: Promise<void> }>();
   /** The system overlay of a stopped instance is unmounted before its layer is read. */
   async function unmountSystem(p: Paths) {
     await d.umount(path.join(p.root, 'usr'));
@@ -257,7 +259,7 @@ export function createOps(d: OpsDeps): Ops {
     async copyData(o) {
       const srcRel = dataRel(o.sourcePath);
       const dstRel = dataRel(o.targetPath);
-      const mounted: Paths[] = [];
+      const held: string[] = [];
       const ready = async (id: string) => {
         const p = d.paths(id);
         if (!fs.existsSync(p.dataImg)) throw new ComputeError(`instance ${id} has no data disk`);
@@ -265,11 +267,19 @@ export function createOps(d: OpsDeps): Ops {
           if (!isMounted(p.dataMnt)) throw new ComputeError(`the data disk of running instance ${id} is not mounted`, true);
           return p;
         }
-        if (!isMounted(p.dataMnt)) {
+        // A stopped instance's disk is mounted for the copies using it (several may run at once).
+        let m = copyMounts.get(id);
+        if (!m) {
+          if (isMounted(p.dataMnt)) return p; // mounted by something else: left as it is
           fs.mkdirSync(p.dataMnt, { recursive: true, mode: 0o700 });
-          await run('mount', ['-o', 'loop,nosuid,nodev', p.dataImg, p.dataMnt]);
-          mounted.push(p);
+          const mounting = run('mount', ['-o', 'loop,nosuid,nodev', p.dataImg, p.dataMnt]).then(() => undefined);
+          m = { refs: 0, ready: mounting };
+          copyMounts.set(id, m);
+          mounting.catch(() => copyMounts.delete(id));
         }
+        m.refs++;
+        held.push(id);
+        await m.ready;
         return p;
       };
       try {
@@ -277,7 +287,12 @@ export function createOps(d: OpsDeps): Ops {
         const dst = o.targetId === o.sourceId ? src : await ready(o.targetId);
         return await runCopyWorker({ srcMnt: src.dataMnt, srcRel, dstMnt: dst.dataMnt, dstRel, signal: o.signal, onProgress: o.onProgress });
       } finally {
-        for (const p of mounted) await d.umount(p.dataMnt);
+        for (const id of held) {
+          const m = copyMounts.get(id);
+          if (!m || --m.refs > 0) continue;
+          copyMounts.delete(id);
+          await d.umount(d.paths(id).dataMnt);
+        }
       }
     },
   };
