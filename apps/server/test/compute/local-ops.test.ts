@@ -187,7 +187,32 @@ describe.skipIf(skipReason !== null)(`local driver: instance operations${skipRea
     const cu = await driver.usage(c.id);
     expect(cu.dataDiskTotalBytes).toBeLessThanOrEqual(128 * MiB);
     await driver.stop(e.id);
+
+    // a half-done clone (a crash mid-copy: no spec.json yet) is redone from the start
+    const f = specOf(data.rootPath, { dataDiskBytes: 128 * MiB });
+    made.push(f);
+    const fDir = path.join(data.dataDir, 'instances', f.id);
+    fs.mkdirSync(path.join(fDir, 'upper/opt'), { recursive: true });
+    fs.writeFileSync(path.join(fDir, 'upper/opt/junk'), 'x');
+    fs.writeFileSync(path.join(fDir, 'data.img.clone'), 'partial');
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(driver.cloneFrom(c.id, f, { signal: aborted.signal })).rejects.toThrow(/abort/);
+    await driver.cloneFrom(c.id, f);
+    expect(fs.existsSync(path.join(fDir, 'upper/opt/junk'))).toBe(false);
+    expect(fs.existsSync(path.join(fDir, 'data.img.clone'))).toBe(false);
+    await driver.start(f);
+    expect(await ok(f.id, 'cat /root/data/from-c.txt; ls /opt')).toMatch(/data-c\napp\n$/);
+    await driver.destroy(f.id);
   }, 90_000);
+
+  it('an aborted image save leaves nothing behind', async () => {
+    const aborted = new AbortController();
+    aborted.abort();
+    const dir = path.join(data.dataDir, 'images/layers/l-aborted');
+    await expect(driver.saveSystemLayer(c.id, dir, { signal: aborted.signal })).rejects.toThrow(/abort/);
+    expect(fs.readdirSync(path.dirname(dir)).filter((n) => n.startsWith('l-aborted'))).toEqual([]);
+  });
 
   it('copies data from a stopped instance into a running one with progress, resumes by skipping, aborts', async () => {
     // source data, written while c runs
