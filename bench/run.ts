@@ -20,6 +20,7 @@ import { benchCompute } from './compute.ts'; // issue #8: local driver start tim
 import { benchShell } from './shell.ts'; // issue #8 (ssh): web shell keystroke echo
 import { benchEmbedded } from './llm-embedded.ts'; // Issue #9 (upstream): embedded model TTFT and tokens/s
 import { benchLlmGateway } from './llm-gateway.ts'; // Issue #9 (gateway): /v1 overhead and 64-stream throughput
+import { benchInstanceOps } from './instance-ops.ts'; // Issue #10 (driver): data copy, clone and image save throughput
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const machine = `${os.cpus()[0]?.model ?? 'cpu'} ×${os.cpus().length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
@@ -128,6 +129,11 @@ if (process.env.BENCH_ONLY === 'llm') {
   for (const line of await benchLlmGateway(DURATION)) console.log(line);
   process.exit(0);
 }
+// Issue #10 (driver): BENCH_ONLY=instance-ops, data copy and clone vs cp, 1 GiB system disk → image (needs root).
+if (process.env.BENCH_ONLY === 'instance-ops') {
+  for (const line of await benchInstanceOps()) console.log(line);
+  process.exit(0);
+}
 if (process.env.BENCH_ONLY !== 'login') await userDetailRatio();
 await loginBundleBytes();
 if (process.env.BENCH_ONLY === 'login') process.exit(0);
@@ -139,3 +145,4 @@ for (const line of await benchInstances(DURATION)) console.log(line); // orders 
 for (const line of await benchCompute()) console.log(line);
 for (const line of await benchShell()) console.log(line); // issue #8 (ssh)
 for (const line of await benchLlmGateway(DURATION)) console.log(line); // Issue #9 (gateway)
+for (const line of await benchInstanceOps()) console.log(line); // Issue #10 (driver)

@@ -38,24 +38,38 @@ export interface ComputeDriver {
    * Resize the data disk to `bytes`. Growing works running (online) or stopped; shrinking only
    * stopped, and never below what the disk holds (a ComputeError, not retryable). Idempotent: the
    * same size again does nothing. Writes beyond the size fail with "no space" inside.
+   *
+   * local driver: the ext4 image file grows at once; its filesystem grows online (`resize2fs` on
+   * the mounted loop device), which the kernel allows only with CAP_SYS_RESOURCE — on a host that
+   * withholds it even from root (some container runtimes) the filesystem grows at the next start
+   * instead. The shrink floor is resize2fs's own estimate of the minimum (`resize2fs -P`).
    */
   resizeDataDisk(id: string, bytes: number): Promise<void>;
   /**
    * Copy what a stopped instance wrote over its image (its system layer) into `dir` (created; it
    * holds `root/`, and `usr/` when the image's /usr is the host's), to be stacked as an image
-   * layer (InstanceSpec.image.layers). Returns the layer's size.
+   * layer (InstanceSpec.image.layers). Returns the layer's size. Whiteouts, opaque directories,
+   * owners, modes, links and holes are kept, so a file deleted in the instance stays deleted.
+   * The files the driver writes at every boot (hostname, hosts, resolv.conf, motd, the user's
+   * authorized_keys) are left out and root's password hash is blanked: an image may be shared.
+   * Written to a temporary dir and renamed, so `dir` existing means it is complete (returned as is).
    */
   saveSystemLayer(id: string, dir: string, opts?: CopyOptions): Promise<{ sizeBytes: number }>;
   /**
    * Instead of create(): instance `spec.id` gets copies of stopped instance `sourceId`'s disks —
-   * its system layer and its data disk (grown to spec.dataDiskBytes when larger). Idempotent.
+   * its system layer and its data disk (grown to spec.dataDiskBytes when larger). Idempotent: a
+   * finished clone is left alone, a half-done one is redone.
    */
   cloneFrom(sourceId: string, spec: InstanceSpec, opts?: CopyOptions): Promise<void>;
   /**
    * Copy `sourcePath` of one instance's data disk into `targetPath` of another's (paths relative
-   * to /root/data), mounting a stopped instance's disk for the copy. Files already at the target
-   * with the same size and mtime are skipped, so a copy run again after a crash resumes.
-   * `signal` aborts it (what was copied stays).
+   * to /root/data; a leading "/" or "/root/data" is dropped, ".." and symlinks on the way are
+   * refused), mounting a stopped instance's disk for the copy. `targetPath` is a directory
+   * (created): a source directory's contents are merged into it, a source file lands in it under
+   * its own name. Modes, owners, mtimes and symlinks (as links) are kept. Files already at the
+   * target with the same size and mtime are skipped, so a copy run again after a crash resumes.
+   * `signal` aborts it (what was copied stays; the promise rejects with "copy aborted"). A full
+   * target disk rejects with a ComputeError whose message starts "目标实例的数据盘空间不足".
    */
   copyData(opts: CopyDataOptions): Promise<CopyProgress>;
 }

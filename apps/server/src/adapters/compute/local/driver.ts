@@ -7,6 +7,8 @@ import { cgroupPids, cgroupUsage, missingControllers, procsFiles, removeCgroups,
 import { isMounted, processAlive, readPid, safeRead, safeWrite, sleep } from './fsutil.ts';
 import { INSTANCE_CAPS, startExec, startTerminal } from './sessions.ts';
 import { run, runCode } from './sh.ts';
+import { createOps, growToFile } from './ops.ts';
+import { ext4Info } from './disk-ops.ts';
 
 type Log = { info: (o: object, m?: string) => void; warn: (o: object, m?: string) => void };
 
@@ -122,6 +124,9 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
       throw new ComputeError(`image root ${spec.image.rootPath} is missing`);
     }
     if (!/^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(spec.hostname)) throw new ComputeError(`bad hostname ${spec.hostname}`);
+    for (const l of spec.image.layers ?? []) {
+      if (!path.isAbsolute(l) || !SAFE_PATH.test(l) || l.includes(':') || !fs.existsSync(path.join(l, 'root'))) throw new ComputeError(`image layer ${l} is missing`);
+    }
     if (!(spec.dataDiskBytes >= 16 * 2 ** 20)) throw new ComputeError('data disk below 16 MiB');
     for (const d of spec.gpuDevices) if (!/^\/dev\/[A-Za-z0-9_/-]+$/.test(d) || !fs.existsSync(d)) throw new ComputeError(`GPU device ${d} is missing`);
   }
@@ -146,15 +151,19 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
   async function mountDisks(spec: InstanceSpec, p: Paths) {
     for (const d of [p.upper, p.work, p.root, p.dataMnt]) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
     fs.chmodSync(p.dir, 0o700);
+    const layers = spec.image.layers ?? [];
     if (!isMounted(p.root)) {
-      await run('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${spec.image.rootPath},upperdir=${p.upper},workdir=${p.work}`, p.root]);
+      // Issue #10: a private image's layers (topmost first) over its base root.
+      const lower = [...layers.map((l) => path.join(l, 'root')), spec.image.rootPath].join(':');
+      await run('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${p.upper},workdir=${p.work}`, p.root]);
       fs.chmodSync(p.root, 0o755);
     }
     const hostUsr = path.join(path.dirname(spec.image.rootPath), HOST_USR_DIR);
     if (fs.existsSync(path.join(hostUsr, 'top')) && !isMounted(path.join(p.root, 'usr'))) {
       fs.mkdirSync(p.usrUpper, { recursive: true });
       fs.mkdirSync(p.usrWork, { recursive: true });
-      await run('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${hostUsr}/top:${hostUsr}/wh:/usr,upperdir=${p.usrUpper},workdir=${p.usrWork}`, path.join(p.root, 'usr')]);
+      const usrLayers = layers.filter((l) => fs.existsSync(path.join(l, 'usr'))).map((l) => `${path.join(l, 'usr')}:`).join('');
+      await run('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${usrLayers}${hostUsr}/top:${hostUsr}/wh:/usr,upperdir=${p.usrUpper},workdir=${p.usrWork}`, path.join(p.root, 'usr')]);
     }
     if (!isMounted(p.dataMnt)) await run('mount', ['-o', 'loop,nosuid,nodev', p.dataImg, p.dataMnt]);
   }
@@ -386,6 +395,8 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
       fs.writeFileSync(p.spec, JSON.stringify(spec));
       // Anything left by a crash mid-start (a slirp, stray processes) goes first.
       await stopProcesses(spec.id, p);
+      // Issue #10: a data disk grown while it was mounted without online resize gets its new size now.
+      if (!isMounted(p.dataMnt)) await growToFile(p.dataImg);
       await mountDisks(spec, p);
       writeInstanceFiles(spec, p.root);
       fenced ??= ensureHostFence().catch((err: unknown) => {
@@ -460,6 +471,13 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
         const s = fs.statfsSync(p.dataMnt);
         dataDiskTotalBytes = s.blocks * s.bsize;
         dataDiskUsedBytes = (s.blocks - s.bfree) * s.bsize;
+      } else if (fs.existsSync(p.dataImg)) {
+        // Issue #10: a stopped instance's disk, read from its superblock (never mounted for this).
+        const e = await ext4Info(p.dataImg).catch(() => null);
+        if (e) {
+          dataDiskTotalBytes = e.blockCount * e.blockSize;
+          dataDiskUsedBytes = (e.blockCount - e.freeBlocks) * e.blockSize;
+        }
       }
       let systemLayerBytes = 0;
       const dirs = [p.upper, p.usrUpper].filter((d) => fs.existsSync(d));
@@ -477,19 +495,8 @@ export function createLocalDriver(opts: LocalDriverOptions): ComputeDriver {
       return fs.readdirSync(base).filter((id) => ID.test(id) && initOf(id) !== null);
     },
 
-    // Issue #10 (driver helper replaces these).
-    async resizeDataDisk() {
-      throw new ComputeError('resizeDataDisk: not built yet');
-    },
-    async saveSystemLayer() {
-      throw new ComputeError('saveSystemLayer: not built yet');
-    },
-    async cloneFrom() {
-      throw new ComputeError('cloneFrom: not built yet');
-    },
-    async copyData() {
-      throw new ComputeError('copyData: not built yet');
-    },
+    // Issue #10: instance operations (ops.ts).
+    ...createOps({ paths, initOf, checkSpec, umount, log }),
   };
   return driver;
 }
