@@ -137,6 +137,7 @@ export function createFakeCompute() {
       if (bytes < inst.spec.dataDiskBytes && inst.state === 'running') throw new ComputeError(`fake: ${id} is running; shrink it stopped`);
       if (bytes < usedOf(inst)) throw new ComputeError(`fake: ${id} holds ${usedOf(inst)} bytes, more than ${bytes}`);
       inst.spec = { ...inst.spec, dataDiskBytes: bytes };
+      return { atNextStart: false };
     },
     async saveSystemLayer(id, dir, opts) {
       calls.push({ op: 'saveSystemLayer', id });

@@ -44,7 +44,10 @@ export interface ComputeDriver {
    * withholds it even from root (some container runtimes) the filesystem grows at the next start
    * instead. The shrink floor is resize2fs's own estimate of the minimum (`resize2fs -P`).
    */
-  resizeDataDisk(id: string, bytes: number): Promise<void>;
+  // `atNextStart`: a running instance's grow could not be done online (the host withholds
+  // CAP_SYS_RESOURCE, which online ext4 resize needs); the disk file is grown and the filesystem
+  // takes the size at the next start.
+  resizeDataDisk(id: string, bytes: number): Promise<{ atNextStart: boolean }>;
   /**
    * Copy what a stopped instance wrote over its image (its system layer) into `dir` (created; it
    * holds `root/`, and `usr/` when the image's /usr is the host's), to be stacked as an image

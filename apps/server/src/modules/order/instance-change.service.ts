@@ -397,13 +397,17 @@ export function createInstanceChangeService(deps: {
 
   // ---- the resize job ----------------------------------------------------------------------------
 
+  /** Shown on a running instance whose data disk was grown but takes the size at its next start. */
+  const GROW_AT_NEXT_START = '数据盘已扩容，重启实例后生效（本主机不支持在线扩容）';
+
   /** Resizes the driver's data disk to what the row says; a stopped instance goes back to 'stopped'. */
   async function runResize(payload: Record<string, unknown>, ctx: JobContext): Promise<void> {
     const id = String(payload.instanceId);
     const inst = await instRepo.find(id);
     if (!inst || inst.status === 'released' || inst.status === 'releasing' || inst.status === 'failed') return;
+    let atNextStart = false;
     try {
-      await compute.resizeDataDisk(id, inst.dataDiskGb * GIB);
+      ({ atNextStart } = await compute.resizeDataDisk(id, inst.dataDiskGb * GIB));
     } catch (err) {
       if (!isFinal(err, ctx)) throw err;
       log.error({ err, instanceId: id }, 'data disk resize failed');
@@ -414,6 +418,9 @@ export function createInstanceChangeService(deps: {
       const cur = await createInstanceRepository(tx).lock(id);
       if (cur && cur.status === 'creating' && cur.statusReason === RESIZING_DISK) {
         await createInstanceRepository(tx).update(id, { status: 'stopped', statusReason: '', updatedAt: clock() });
+      } else if (cur && cur.status === 'running' && atNextStart) {
+        // The host can't grow a mounted disk: say so until the next start (which clears the reason).
+        await createInstanceRepository(tx).update(id, { statusReason: GROW_AT_NEXT_START, updatedAt: clock() });
       }
       return { result: undefined, moved: false };
     });

@@ -131,6 +131,7 @@ export function createOps(d: OpsDeps): Ops {
       if (!fs.existsSync(p.dataImg)) throw new ComputeError(`instance ${id} has no data disk`);
       const running = d.initOf(id) !== null;
       const fileSize = fs.statSync(p.dataImg).size;
+      let atNextStart = false;
       if (bytes >= fileSize) {
         // Grow (or finish a grow a crash interrupted): file first, then the filesystem.
         if (bytes > fileSize) fs.truncateSync(p.dataImg, bytes);
@@ -146,6 +147,7 @@ export function createOps(d: OpsDeps): Ops {
             if (r.code !== 0) {
               if (!/Permission denied|Operation not permitted/i.test(r.stderr)) throw new ComputeError(`resize2fs ${dev}: exit ${r.code}: ${r.stderr.trim().slice(-400)}`);
               d.log?.warn?.({ instance: id, bytes }, 'compute: online resize denied (no CAP_SYS_RESOURCE); the data disk grows at the next start');
+              atNextStart = true;
             }
           }
         } else await growToFile(p.dataImg);
@@ -170,7 +172,8 @@ export function createOps(d: OpsDeps): Ops {
         fs.truncateSync(p.dataImg, bytes);
       }
       updateSpecSize(p, bytes);
-      d.log?.info({ instance: id, bytes }, 'compute: data disk resized');
+      d.log?.info({ instance: id, bytes, atNextStart }, 'compute: data disk resized');
+      return { atNextStart };
     },
 
     async saveSystemLayer(id, dir, opts = {}) {
