@@ -9,7 +9,7 @@ import type { MessageKey } from './locales/i18n.ts';
 
 /** The frame a page renders in: none (sign-in screens), the public site, or the /center console. */
 export type RouteFrame = 'bare' | 'site' | 'center';
-export type CenterMenuIcon = 'home' | 'safe' | 'expense' | 'instance' | 'key' | 'bill' | 'order' | 'api';
+export type CenterMenuIcon = 'home' | 'safe' | 'expense' | 'instance' | 'key' | 'bill' | 'order' | 'api' | 'image'; // Issue #10 (images): 'image'
 
 export type AppRoute = {
   name: string;
@@ -59,6 +59,12 @@ export const appRoutes = [
   { name: 'apiKey', path: '/largeModel/apiKey', title: 'llm.keys.title', frame: 'site' },
   { name: 'usageChart', path: '/largeModel/usageChart', title: 'llm.usage.title', frame: 'site' },
   { name: 'aiApiKey', path: '/center/ai-apiKey', title: 'llm.keys.title', frame: 'center', centerMenu: { order: 4, icon: 'api' } },
+  // Issue #10 (images, clone, data copy)
+  { name: 'centerImages', path: '/center/image/index', title: 'images.mine.title', frame: 'center', centerMenu: { order: 3.5, icon: 'image' } },
+  { name: 'centerImageDetail', path: '/center/image/detail', title: 'images.detail.title', frame: 'center' },
+  { name: 'communityImages', path: '/images/index', title: 'images.community.title', frame: 'site' },
+  { name: 'communityImageDetail', path: '/images/detail', title: 'images.community.detailTitle', frame: 'site' },
+  { name: 'controlClone', path: '/control/clone', title: 'images.clone.title', frame: 'site' },
 ] as const satisfies readonly AppRoute[];
 
 export type RouteName = (typeof appRoutes)[number]['name'];
@@ -76,6 +82,9 @@ export const routeRedirects: Readonly<Record<string, string>> = {
   // Issue #9 (web)
   '/largeModel': '/largeModel/modelSquare',
   '/ai-apiKey': '/center/ai-apiKey',
+  // Issue #10 (images)
+  '/center/image': '/center/image/index',
+  '/images': '/images/index',
 };
 
 /** What any other path shows. */

@@ -51,6 +51,12 @@ const pages: Record<RouteName, LazyExoticComponent<ComponentType>> = {
   apiKey: page(() => import('./pages/largeModel/ApiKeysPage.tsx'), 'ApiKeysPage'),
   usageChart: page(() => import('./pages/largeModel/UsageChartPage.tsx'), 'UsageChartPage'),
   aiApiKey: page(() => import('./pages/largeModel/ApiKeysPage.tsx'), 'ApiKeysPage'),
+  // Issue #10 (images, clone, data copy)
+  centerImages: page(() => import('./pages/center/image/ImagesPage.tsx'), 'ImagesPage'),
+  centerImageDetail: page(() => import('./pages/center/image/ImageDetailPage.tsx'), 'ImageDetailPage'),
+  communityImages: page(() => import('./pages/images/CommunityPage.tsx'), 'CommunityPage'),
+  communityImageDetail: page(() => import('./pages/images/CommunityDetailPage.tsx'), 'CommunityDetailPage'),
+  controlClone: page(() => import('./pages/control/ClonePage.tsx'), 'ClonePage'),
 };
 
 const RootLayout = page(() => import('./pages/layout/RootLayout.tsx'), 'RootLayout');

@@ -12,6 +12,8 @@ import wallet from './wallet.ts';
 import compute from './compute.ts';
 // Issue #9 (web)
 import llm from './llm.ts';
+// Issue #10 (images, clone, data copy)
+import images from './images.ts';
 
 /** English, loaded only when chosen: most visitors never download it. */
-export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site, wallet, compute, llm };
+export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site, wallet, compute, llm, images };

@@ -8,6 +8,8 @@ import wallet from './wallet.ts';
 import compute from './compute.ts';
 // Issue #9 (web)
 import llm from './llm.ts';
+// Issue #10 (images, clone, data copy)
+import images from './images.ts';
 
 /** The namespaces the sign-in screens don't use: one chunk, loaded with the first other page. */
-export default { home, help, center, datahub, safe, site, wallet, compute, llm };
+export default { home, help, center, datahub, safe, site, wallet, compute, llm, images };
