@@ -96,12 +96,12 @@ function Detail({ image }: { image: UserImage }) {
       <Card title={t('images.detail.layers')} size="small">
         <Typography.Paragraph type="secondary">{t('images.detail.layersHint', { base: image.baseImageName || t('images.none') })}</Typography.Paragraph>
         <Steps
-          direction="vertical"
+          orientation="vertical"
           size="small"
           current={2}
           items={[
-            { title: <ServerText>{image.baseImageName || t('images.none')}</ServerText>, description: t('images.fields.base') },
-            { title: <ServerText>{image.name}</ServerText>, description: image.sourceInstanceId ? `${t('images.fields.source')}: ${image.sourceInstanceId}` : undefined },
+            { title: <ServerText>{image.baseImageName || t('images.none')}</ServerText>, content: t('images.fields.base') },
+            { title: <ServerText>{image.name}</ServerText>, content: image.sourceInstanceId ? `${t('images.fields.source')}: ${image.sourceInstanceId}` : undefined },
           ]}
           data-testid="image-layers"
         />
