@@ -86,7 +86,7 @@ export function SnapshotModal({ instance, onClose }: { instance: InstanceItem; o
       ];
 
   return (
-    <Modal open title={t('images.snapshot.title', { name: instance.name })} onCancel={onClose} footer={footer} destroyOnHidden maskClosable={!create.isPending} data-testid="snapshot-modal">
+    <Modal open title={t('images.snapshot.title', { name: instance.name })} onCancel={onClose} footer={footer} destroyOnHidden data-testid="snapshot-modal">
       {started ? (
         <SnapshotProgress instanceId={instance.id} started={started.image} startedAt={started.at} onClose={onClose} />
       ) : (
