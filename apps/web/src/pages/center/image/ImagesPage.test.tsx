@@ -7,6 +7,7 @@ import { FeedbackHost } from '../../../modules/FeedbackHost.tsx';
 import { ApiError } from '../../../api/errors.ts';
 import { ImagesPage } from './ImagesPage.tsx';
 import { ImageDetailPage } from './ImageDetailPage.tsx';
+import { setLanguage } from '../../../locales/i18n.ts';
 
 const http = vi.hoisted(() => ({ get: vi.fn(), post: vi.fn(), put: vi.fn(), delete: vi.fn() }));
 vi.mock('../../../api/client.ts', () => ({ http }));
@@ -149,6 +150,24 @@ describe('ImagesPage', { timeout: 30_000 }, () => {
     renderAt('/center/image/index', [userImage()]);
     fireEvent.click(await screen.findByTestId('image-create'));
     expect((await screen.findByTestId('where')).textContent).toBe('/market/index?imageId=41');
+  });
+});
+
+describe('English', { timeout: 30_000 }, () => {
+  afterEach(async () => {
+    cleanup();
+    http.get.mockReset();
+    await setLanguage('zh-CN');
+  });
+
+  it('shows no Chinese of the console’s own in English mode (server text is marked zh-CN)', async () => {
+    await setLanguage('en-US');
+    renderAt('/center/image/index', [userImage({ status: 'building', progress: 12 }), userImage({ id: 42, status: 'failed', error: '磁盘空间不足' })]);
+    await screen.findAllByTestId('image-row');
+    const page = screen.getByTestId('images-page').cloneNode(true) as HTMLElement;
+    page.querySelectorAll('[lang="zh-CN"]').forEach((e) => e.remove());
+    expect(page.textContent).toContain('My images');
+    expect(page.textContent).not.toMatch(/[\u4e00-\u9fff]/);
   });
 });
 
