@@ -151,6 +151,13 @@ export const copyJobQuery = (id: string) =>
     refetchInterval: (query) => (query.state.data && COPY_DONE.includes(query.state.data.status) ? false : COPY_POLL_MS),
   });
 
+/** GET /api/v1/instance/copy_data_status?instanceId=: the latest copies touching an instance (to pick up one still running). */
+export const instanceCopiesQuery = (instanceId: string) =>
+  queryOptions({
+    queryKey: [...imageKeys.all, 'copies', instanceId] as const,
+    queryFn: async ({ signal }) => asList(await http.get<CopyJob[] | { list: CopyJob[] } | CopyJob>('/api/v1/instance/copy_data_status', { instanceId }, { ...read, signal }).then((r) => (r && !Array.isArray(r) && 'id' in r ? [r] : r))),
+  });
+
 /** POST /api/v1/instance/copy_data */
 export const useStartCopy = () =>
   useMutation({ mutationFn: (body: CopyDataBody) => http.post<CopyJob>('/api/v1/instance/copy_data', body, { silent: true }) });

@@ -119,6 +119,8 @@ export default {
     close: 'Close',
     instanceOption: '{name} ({id})',
     offline: 'Machine offline',
+    running: 'A copy involving this instance is in progress',
+    view: 'View progress',
   },
   clone: {
     title: 'Clone instance',

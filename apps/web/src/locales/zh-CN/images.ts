@@ -117,6 +117,8 @@ export default {
     close: '关闭',
     instanceOption: '{name}（{id}）',
     offline: '机器已下线',
+    running: '该实例有正在进行的拷贝',
+    view: '查看进度',
   },
   clone: {
     title: '克隆实例',

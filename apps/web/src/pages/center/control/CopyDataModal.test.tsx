@@ -32,8 +32,9 @@ const job = (over: Partial<CopyJob> = {}): CopyJob => ({
   ...over,
 });
 
-function renderModal(status: () => CopyJob) {
-  http.get.mockImplementation(async (url: string) => {
+function renderModal(status: () => CopyJob, earlier: CopyJob[] = []) {
+  http.get.mockImplementation(async (url: string, params?: { instanceId?: string }) => {
+    if (url === '/api/v1/instance/copy_data_status' && params?.instanceId) return { list: earlier };
     if (url === '/api/v1/instance/list') return { list: [me, other], total: 2 };
     if (url === '/api/v1/instance/user_left_migrate') return { list: [{ instanceId: 'i-cccccccccc', name: 'old-3', status: 'stopped', machineId: 3, hostName: 'gpu-03', machineOnline: false, dataDiskGb: 50, reason: '机器已下线' }] };
     if (url === '/api/v1/instance/copy_data_status') return status();
@@ -101,5 +102,15 @@ describe('CopyDataModal', { timeout: 30_000 }, () => {
     await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/instance/terminate_copy', { id: 'cp-abcdefghijkl' }, { silent: true }));
     current = job({ status: 'failed', error: '目标实例数据盘空间不足' });
     expect((await screen.findByTestId('copy-error', undefined, { timeout: 5_000 })).textContent).toContain('目标实例数据盘空间不足');
+  });
+
+  it('picks up a copy still running from an earlier visit', async () => {
+    renderModal(() => job({ percent: 60 }), [job({ percent: 50 }), job({ id: 'cp-zzzzzzzzzzzz', status: 'succeeded' })]);
+    const active = await screen.findByTestId('copy-active');
+    expect(active.textContent).toContain('train-1 → infer-2');
+    expect(screen.getAllByTestId('copy-resume')).toHaveLength(1);
+    fireEvent.click(screen.getByTestId('copy-resume'));
+    await waitFor(() => expect(screen.getByTestId('copy-progress').dataset.percent).toBe('60'));
+    expect(screen.getByTestId('copy-terminate')).toBeTruthy();
   });
 });

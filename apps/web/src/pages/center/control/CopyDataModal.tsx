@@ -1,11 +1,11 @@
 import { useMemo, useState } from 'react';
-import { Alert, Button, Descriptions, Form, Input, Modal, Progress, Segmented, Select, Space, Tag, Typography } from 'antd';
+import { Alert, Button, Descriptions, Flex, Form, Input, Modal, Progress, Segmented, Select, Space, Tag, Typography } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import type { InstanceItem, InstanceStatus } from '@suanli/contract/instance';
 import type { CopyJob } from '@suanli/contract/instance-ops';
 import { formatFileSize } from '@suanli/domain/format';
 import { instancesPageQuery } from '../../../api/queries/compute.ts';
-import { COPY_DONE, copyJobQuery, migratableQuery, useStartCopy, useTerminateCopy } from '../../../api/queries/images.ts';
+import { COPY_DONE, copyJobQuery, instanceCopiesQuery, migratableQuery, useStartCopy, useTerminateCopy } from '../../../api/queries/images.ts';
 import { getErrorMessage } from '../../../api/errors.ts';
 import { useFeedback } from '../../../modules/feedback.ts';
 import { useT } from '../../../locales/i18n.ts';
@@ -80,6 +80,9 @@ export function CopyDataModal({ instance, onClose }: { instance: InstanceItem; o
   const [sourcePath, setSourcePath] = useState('');
   const [targetPath, setTargetPath] = useState('');
   const [job, setJob] = useState<CopyJob | null>(null);
+  // A copy still running from an earlier visit: its progress is one click away.
+  const copies = useQuery(instanceCopiesQuery(instance.id));
+  const active = (copies.data ?? []).filter((j) => !COPY_DONE.includes(j.status));
 
   const others = useMemo(() => {
     const seen = new Map<string, Other>();
@@ -121,6 +124,29 @@ export function CopyDataModal({ instance, onClose }: { instance: InstanceItem; o
       ) : (
         <>
           <Typography.Paragraph type="secondary">{t('images.copy.intro')}</Typography.Paragraph>
+          {active.length > 0 && (
+            <Alert
+              type="info"
+              showIcon
+              style={{ marginBottom: 12 }}
+              title={t('images.copy.running')}
+              description={
+                <Flex vertical gap={4}>
+                  {active.map((j) => (
+                    <Flex key={j.id} justify="space-between" align="center" gap={8} wrap>
+                      <span>
+                        <ServerText>{j.sourceInstanceName}</ServerText> → <ServerText>{j.targetInstanceName}</ServerText> · {j.percent}%
+                      </span>
+                      <Button size="small" onClick={() => setJob(j)} data-testid="copy-resume">
+                        {t('images.copy.view')}
+                      </Button>
+                    </Flex>
+                  ))}
+                </Flex>
+              }
+              data-testid="copy-active"
+            />
+          )}
           <Form layout="vertical" onFinish={submit}>
             <Form.Item label={t('images.copy.direction')}>
               <Segmented<'from' | 'to'>

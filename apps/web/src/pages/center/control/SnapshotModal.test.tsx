@@ -43,17 +43,23 @@ describe('SnapshotModal', { timeout: 30_000 }, () => {
     fireEvent.change(screen.getByTestId('snapshot-name'), { target: { value: ' torch-env ' } });
     fireEvent.change(screen.getByTestId('snapshot-description'), { target: { value: 'PyTorch 环境' } });
     http.post.mockResolvedValue(image());
-    let calls = 0;
+    let ready = false;
     http.get.mockImplementation(async (url: string) => {
       if (url !== '/api/v1/instance/snapshot') throw new Error(`unexpected GET ${url}`);
-      calls += 1;
-      return { list: [calls === 1 ? image({ progress: 40 }) : image({ status: 'ready', progress: 100 })] };
+      return { list: [ready ? image({ status: 'ready', progress: 100 }) : image({ progress: 40 })] };
     });
     fireEvent.click(screen.getByTestId('snapshot-submit'));
     await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/instance/snapshot', { instanceId: 'i-abcdefghij', name: 'torch-env', description: 'PyTorch 环境' }, { silent: true }));
-    expect((await screen.findByTestId('snapshot-progress')).dataset.percent).toBe('40');
+    await waitFor(() => expect(screen.getByTestId('snapshot-progress').dataset.percent).toBe('40'));
+    ready = true;
     expect(await screen.findByTestId('snapshot-done', undefined, { timeout: IMAGE_POLL_MS + 3_000 })).toBeTruthy();
     expect(screen.getByTestId('snapshot-images-link').getAttribute('href')).toBe('/center/image/index');
+  });
+
+  it('lists the images saved from the instance before', async () => {
+    http.get.mockResolvedValue({ list: [image({ id: 40, name: 'older', status: 'ready', progress: 100 })] });
+    renderModal(inst);
+    expect((await screen.findByTestId('snapshot-history')).textContent).toContain('older');
   });
 
   it('shows the failure reason of a failed save', async () => {

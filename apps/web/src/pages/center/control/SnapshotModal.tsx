@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, Form, Input, Modal, Progress, Result, Typography } from 'antd';
+import { Alert, Button, Flex, Form, Input, Modal, Progress, Result, Typography } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import type { InstanceItem } from '@suanli/contract/instance';
@@ -9,7 +9,7 @@ import { getErrorMessage } from '../../../api/errors.ts';
 import { useT } from '../../../locales/i18n.ts';
 import { pathOf } from '../../../route-table.ts';
 import { ServerText } from '../../market/ServerText.tsx';
-import { DESCRIPTION_MAX, NAME_MAX } from '../image/image-parts.tsx';
+import { DESCRIPTION_MAX, ImageStatus, NAME_MAX } from '../image/image-parts.tsx';
 
 const IMAGES_PATH = pathOf('centerImages');
 
@@ -57,6 +57,7 @@ export function SnapshotModal({ instance, onClose }: { instance: InstanceItem; o
   const [description, setDescription] = useState('');
   const [touched, setTouched] = useState(false);
   const [started, setStarted] = useState<{ image: UserImage | null; at: string } | null>(null);
+  const earlier = useQuery({ ...snapshotsQuery(instance.id), enabled: !started });
   const stopped = instance.status === 'stopped';
   const trimmed = name.trim();
   const nameProblem = !trimmed ? t('images.mine.nameRequired') : trimmed.length > NAME_MAX ? t('images.mine.nameTooLong') : null;
@@ -101,6 +102,19 @@ export function SnapshotModal({ instance, onClose }: { instance: InstanceItem; o
               <Input.TextArea id="snapshot-description" value={description} onChange={(e) => setDescription(e.target.value)} rows={3} showCount maxLength={DESCRIPTION_MAX} placeholder={t('images.snapshot.descriptionPlaceholder')} data-testid="snapshot-description" />
             </Form.Item>
           </Form>
+          {(earlier.data?.length ?? 0) > 0 && (
+            <div data-testid="snapshot-history">
+              <Typography.Text type="secondary">{t('images.snapshot.history')}</Typography.Text>
+              <Flex vertical gap={6} style={{ marginTop: 6, marginBottom: 12 }}>
+                {earlier.data?.map((i) => (
+                  <Flex key={i.id} justify="space-between" align="center" gap={8}>
+                    <ServerText>{i.name}</ServerText>
+                    <ImageStatus image={i} />
+                  </Flex>
+                ))}
+              </Flex>
+            </div>
+          )}
           {create.isError && <Alert type="error" showIcon title={t('images.snapshot.startFailed')} description={<ServerText>{getErrorMessage(create.error)}</ServerText>} data-testid="snapshot-error" />}
         </>
       )}
