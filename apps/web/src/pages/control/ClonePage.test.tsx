@@ -93,11 +93,14 @@ function renderPage(inst: InstanceItem, path = '/control/clone?instanceId=i-abcd
   );
 }
 
+/** jsdom renders antd's Select and form slowly on a busy machine. */
+const SLOW = { timeout: 8_000 };
+
 async function chooseMachine() {
-  const select = await screen.findByRole('combobox');
-  await waitFor(() => expect(http.get).toHaveBeenCalledWith('/api/v1/machine/list', { page: 1, pageSize: 100 }, expect.anything()));
+  const select = await screen.findByRole('combobox', undefined, SLOW);
+  await waitFor(() => expect(http.get).toHaveBeenCalledWith('/api/v1/machine/list', { page: 1, pageSize: 100 }, expect.anything()), SLOW);
   fireEvent.mouseDown(select);
-  const option = await screen.findByText(/gpu-09/, { selector: '.ant-select-item-option-content, .ant-select-item-option-content *' });
+  const option = await screen.findByText(/gpu-09/, { selector: '.ant-select-item-option-content, .ant-select-item-option-content *' }, SLOW);
   fireEvent.click(option);
 }
 
@@ -110,21 +113,21 @@ describe('ClonePage', { timeout: 30_000 }, () => {
 
   it('shows the source, prices the clone and orders it, then opens the check page', async () => {
     renderPage(source());
-    expect((await screen.findByTestId('clone-source')).textContent).toContain('train-1');
+    expect((await screen.findByTestId('clone-source', undefined, SLOW)).textContent).toContain('train-1');
     expect((screen.getByTestId('clone-submit') as HTMLButtonElement).disabled).toBe(true);
     await chooseMachine();
     // The data disk starts at the source's size (80 GB > the machine's free 50 GB).
     expect((screen.getByTestId('clone-data-disk').querySelector('input') ?? screen.getByTestId('clone-data-disk')).getAttribute('value')).toBe('80');
-    await waitFor(() => expect(screen.getByTestId('clone-total').textContent).toContain('¥1.83'));
+    await waitFor(() => expect(screen.getByTestId('clone-total').textContent).toContain('¥1.83'), SLOW);
     expect(http.post).toHaveBeenCalledWith('/api/v1/order/price/preview', { machineId: 9, gpuCount: 1, imageId: 2, dataDiskGb: 80, chargeType: 'payg' }, expect.anything());
     fireEvent.click(screen.getByTestId('clone-submit'));
-    await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/order/instance/clone/payg', { instanceId: 'i-abcdefghij', machineId: 9, gpuCount: 1, dataDiskGb: 80 }, { silent: true }));
-    expect((await screen.findByTestId('where')).textContent).toBe('/market/orderdetail?id=2026112300000009');
+    await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/order/instance/clone/payg', { instanceId: 'i-abcdefghij', machineId: 9, gpuCount: 1, dataDiskGb: 80 }, { silent: true }), SLOW);
+    expect((await screen.findByTestId('where', undefined, SLOW)).textContent).toBe('/market/orderdetail?id=2026112300000009');
   });
 
   it('a running source can’t be cloned: it says to stop it', async () => {
     renderPage(source({ status: 'running' }));
-    expect((await screen.findByTestId('clone-stopped-hint')).textContent).toContain('未关机');
+    expect((await screen.findByTestId('clone-stopped-hint', undefined, SLOW)).textContent).toContain('未关机');
     await chooseMachine();
     expect((screen.getByTestId('clone-submit') as HTMLButtonElement).disabled).toBe(true);
   });
@@ -132,13 +135,13 @@ describe('ClonePage', { timeout: 30_000 }, () => {
   it('shows the server’s reason when the order is refused', async () => {
     renderPage(source());
     await chooseMachine();
-    await waitFor(() => expect(screen.getByTestId('clone-total')).toBeTruthy());
+    await waitFor(() => expect(screen.getByTestId('clone-total')).toBeTruthy(), SLOW);
     http.post.mockImplementation(async (url: string) => {
       if (url === '/api/v1/order/price/preview') return { lines: [], total: 0, hourly: 18_300, requiredBalance: 18_300 };
       throw new ApiError(409, '该机器空闲 GPU 不足');
     });
     fireEvent.click(screen.getByTestId('clone-submit'));
-    expect((await screen.findByTestId('clone-error')).textContent).toContain('该机器空闲 GPU 不足');
+    expect((await screen.findByTestId('clone-error', undefined, SLOW)).textContent).toContain('该机器空闲 GPU 不足');
   });
 
   it('without an instance id, or for an unknown one, says so', async () => {

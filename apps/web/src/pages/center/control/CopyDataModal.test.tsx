@@ -51,11 +51,14 @@ function renderModal(status: () => CopyJob, earlier: CopyJob[] = []) {
   );
 }
 
+/** jsdom renders antd's Select slowly on a busy machine. */
+const SLOW = { timeout: 8_000 };
+
 async function pickTarget(text: RegExp) {
   const select = screen.getByRole('combobox');
-  await waitFor(() => expect(http.get).toHaveBeenCalledWith('/api/v1/instance/user_left_migrate', undefined, expect.anything()));
+  await waitFor(() => expect(http.get).toHaveBeenCalledWith('/api/v1/instance/user_left_migrate', undefined, expect.anything()), SLOW);
   fireEvent.mouseDown(select);
-  fireEvent.click(await screen.findByText(text, { selector: '.ant-select-item-option-content, .ant-select-item-option-content *' }));
+  fireEvent.click(await screen.findByText(text, { selector: '.ant-select-item-option-content, .ant-select-item-option-content *' }, SLOW));
 }
 
 describe('CopyDataModal', { timeout: 30_000 }, () => {
@@ -70,7 +73,7 @@ describe('CopyDataModal', { timeout: 30_000 }, () => {
     renderModal(() => current);
     expect((screen.getByTestId('copy-submit') as HTMLButtonElement).disabled).toBe(true);
     fireEvent.mouseDown(screen.getByRole('combobox'));
-    expect(await screen.findByText(/old-3/, { selector: '.ant-select-item-option-content, .ant-select-item-option-content *' })).toBeTruthy();
+    expect(await screen.findByText(/old-3/, { selector: '.ant-select-item-option-content, .ant-select-item-option-content *' }, SLOW)).toBeTruthy();
     await pickTarget(/infer-2/);
     fireEvent.change(screen.getByTestId('copy-source-path'), { target: { value: '../etc' } });
     expect(await screen.findByText('路径不能包含 ..')).toBeTruthy();
@@ -78,11 +81,11 @@ describe('CopyDataModal', { timeout: 30_000 }, () => {
     fireEvent.change(screen.getByTestId('copy-source-path'), { target: { value: ' datasets ' } });
     http.post.mockResolvedValue(job({ status: 'queued', percent: 0, copiedBytes: 0 }));
     fireEvent.click(screen.getByTestId('copy-submit'));
-    await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/instance/copy_data', { sourceInstanceId: me.id, targetInstanceId: other.id, sourcePath: 'datasets', targetPath: '' }, { silent: true }));
-    await waitFor(() => expect(screen.getByTestId('copy-progress').dataset.percent).toBe('25'));
+    await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/instance/copy_data', { sourceInstanceId: me.id, targetInstanceId: other.id, sourcePath: 'datasets', targetPath: '' }, { silent: true }), SLOW);
+    await waitFor(() => expect(screen.getByTestId('copy-progress').dataset.percent).toBe('25'), SLOW);
     expect(screen.getByTestId('copy-bytes').textContent).toContain('1 GB / 4 GB');
     current = job({ status: 'succeeded', percent: 100, copiedBytes: 4 * 1024 ** 3, finishedAt: '2026-11-23T00:01:00Z' });
-    await waitFor(() => expect(screen.getByTestId('copy-status').dataset.status).toBe('succeeded'), { timeout: 5_000 });
+    await waitFor(() => expect(screen.getByTestId('copy-status').dataset.status).toBe('succeeded'), { timeout: 8_000 });
     expect(screen.queryByTestId('copy-terminate')).toBeNull();
   });
 
@@ -93,15 +96,15 @@ describe('CopyDataModal', { timeout: 30_000 }, () => {
     await pickTarget(/infer-2/);
     http.post.mockResolvedValue(current);
     fireEvent.click(screen.getByTestId('copy-submit'));
-    await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/instance/copy_data', { sourceInstanceId: other.id, targetInstanceId: me.id, sourcePath: '', targetPath: '' }, { silent: true }));
+    await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/instance/copy_data', { sourceInstanceId: other.id, targetInstanceId: me.id, sourcePath: '', targetPath: '' }, { silent: true }), SLOW);
     http.post.mockReset();
     fireEvent.click(await screen.findByTestId('copy-terminate'));
     expect(http.post).not.toHaveBeenCalled();
     http.post.mockResolvedValue(null);
     fireEvent.click(await screen.findByTestId('copy-terminate-ok'));
-    await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/instance/terminate_copy', { id: 'cp-abcdefghijkl' }, { silent: true }));
+    await waitFor(() => expect(http.post).toHaveBeenCalledWith('/api/v1/instance/terminate_copy', { id: 'cp-abcdefghijkl' }, { silent: true }), SLOW);
     current = job({ status: 'failed', error: '目标实例数据盘空间不足' });
-    expect((await screen.findByTestId('copy-error', undefined, { timeout: 5_000 })).textContent).toContain('目标实例数据盘空间不足');
+    expect((await screen.findByTestId('copy-error', undefined, { timeout: 8_000 })).textContent).toContain('目标实例数据盘空间不足');
   });
 
   it('picks up a copy still running from an earlier visit', async () => {
@@ -110,7 +113,7 @@ describe('CopyDataModal', { timeout: 30_000 }, () => {
     expect(active.textContent).toContain('train-1 → infer-2');
     expect(screen.getAllByTestId('copy-resume')).toHaveLength(1);
     fireEvent.click(screen.getByTestId('copy-resume'));
-    await waitFor(() => expect(screen.getByTestId('copy-progress').dataset.percent).toBe('60'));
+    await waitFor(() => expect(screen.getByTestId('copy-progress').dataset.percent).toBe('60'), SLOW);
     expect(screen.getByTestId('copy-terminate')).toBeTruthy();
   });
 });
