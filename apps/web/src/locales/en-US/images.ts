@@ -2,6 +2,7 @@ import type { Dict } from '../types.ts';
 import type zh from '../zh-CN/images.ts';
 
 export default {
+  menu: { snapshot: 'Save image', copy: 'Copy data', clone: 'Clone' },
   statuses: { building: 'Saving', ready: 'Ready', failed: 'Failed' },
   buildingProgress: 'Saving {progress}%',
   shared: 'Shared',

@@ -1,5 +1,7 @@
 /** Issue #10 (images, clone, data copy): 我的镜像, the image community, snapshots, data copy and clone. */
 export default {
+  /** The instance list's 更多 menu entries (wired by the integrator). */
+  menu: { snapshot: '保存镜像', copy: '数据拷贝', clone: '克隆实例' },
   statuses: { building: '保存中', ready: '可用', failed: '失败' },
   buildingProgress: '保存中 {progress}%',
   shared: '已分享',
