@@ -9,8 +9,8 @@ import type { MessageKey } from './locales/i18n.ts';
 
 /** The frame a page renders in: none (sign-in screens), the public site, or the /center console. */
 export type RouteFrame = 'bare' | 'site' | 'center';
-// Issue #10 (web): 'disk' for /center/system.
-export type CenterMenuIcon = 'home' | 'safe' | 'expense' | 'instance' | 'key' | 'bill' | 'order' | 'api' | 'disk';
+// Issue #10: 'disk' for /center/system (web), 'image' for 我的镜像 (images).
+export type CenterMenuIcon = 'home' | 'safe' | 'expense' | 'instance' | 'key' | 'bill' | 'order' | 'api' | 'disk' | 'image';
 
 export type AppRoute = {
   name: string;
@@ -67,6 +67,12 @@ export const appRoutes = [
   { name: 'changeOrderDetail', path: '/center/control/changeOrderdetail', title: 'ops.check.title', frame: 'center' },
   { name: 'expandControl', path: '/center/control/expand/control', title: 'ops.expand.title', frame: 'center' },
   { name: 'centerSystem', path: '/center/system', title: 'ops.system.title', frame: 'center', centerMenu: { order: 2.5, icon: 'disk' } },
+  // Issue #10 (images, clone, data copy)
+  { name: 'centerImages', path: '/center/image/index', title: 'images.mine.title', frame: 'center', centerMenu: { order: 3.5, icon: 'image' } },
+  { name: 'centerImageDetail', path: '/center/image/detail', title: 'images.detail.title', frame: 'center' },
+  { name: 'communityImages', path: '/images/index', title: 'images.community.title', frame: 'site' },
+  { name: 'communityImageDetail', path: '/images/detail', title: 'images.community.detailTitle', frame: 'site' },
+  { name: 'controlClone', path: '/control/clone', title: 'images.clone.title', frame: 'site' },
 ] as const satisfies readonly AppRoute[];
 
 export type RouteName = (typeof appRoutes)[number]['name'];
@@ -84,6 +90,9 @@ export const routeRedirects: Readonly<Record<string, string>> = {
   // Issue #9 (web)
   '/largeModel': '/largeModel/modelSquare',
   '/ai-apiKey': '/center/ai-apiKey',
+  // Issue #10 (images)
+  '/center/image': '/center/image/index',
+  '/images': '/images/index',
 };
 
 /** What any other path shows. */

@@ -58,6 +58,12 @@ const pages: Record<RouteName, LazyExoticComponent<ComponentType>> = {
   changeOrderDetail: page(() => import('./pages/center/control/ChangeOrderDetailPage.tsx'), 'ChangeOrderDetailPage'),
   expandControl: page(() => import('./pages/center/control/ExpandPage.tsx'), 'ExpandPage'),
   centerSystem: page(() => import('./pages/center/system/SystemDiskPage.tsx'), 'SystemDiskPage'),
+  // Issue #10 (images, clone, data copy)
+  centerImages: page(() => import('./pages/center/image/ImagesPage.tsx'), 'ImagesPage'),
+  centerImageDetail: page(() => import('./pages/center/image/ImageDetailPage.tsx'), 'ImageDetailPage'),
+  communityImages: page(() => import('./pages/images/CommunityPage.tsx'), 'CommunityPage'),
+  communityImageDetail: page(() => import('./pages/images/CommunityDetailPage.tsx'), 'CommunityDetailPage'),
+  controlClone: page(() => import('./pages/control/ClonePage.tsx'), 'ClonePage'),
 };
 
 const RootLayout = page(() => import('./pages/layout/RootLayout.tsx'), 'RootLayout');

@@ -12,8 +12,9 @@ import wallet from './wallet.ts';
 import compute from './compute.ts';
 // Issue #9 (web)
 import llm from './llm.ts';
-// Issue #10 (web)
+// Issue #10 (web): billing changes; (images, clone, data copy)
 import ops from './ops.ts';
+import images from './images.ts';
 
 /** English, loaded only when chosen: most visitors never download it. */
-export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site, wallet, compute, llm, ops };
+export const en = { common, nav, auth, home, help, center, datahub, captcha, safe, site, wallet, compute, llm, ops, images };

@@ -1,6 +1,6 @@
 import { Suspense, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { Layout, Menu, Spin } from 'antd';
-import { AccountBookOutlined, ApiOutlined, CloseOutlined, CloudServerOutlined, FileTextOutlined, HddOutlined, HomeOutlined, KeyOutlined, ProfileOutlined, SafetyOutlined } from '@ant-design/icons';
+import { AccountBookOutlined, ApiOutlined, CloseOutlined, CloudServerOutlined, FileTextOutlined, HddOutlined, HomeOutlined, KeyOutlined, PictureOutlined, ProfileOutlined, SafetyOutlined } from '@ant-design/icons';
 import { Outlet, useLocation, useNavigate } from 'react-router';
 import { NavBar } from '../../modules/NavBar/NavBar.tsx';
 import { centerMenu, findRoute, pathOf, type AppRoute } from '../../route-table.ts';
@@ -17,8 +17,9 @@ const ICONS = {
   order: <ProfileOutlined />,
   // Issue #9 (web): the API keys of the large-model platform.
   api: <ApiOutlined />,
-  // Issue #10 (web): /center/system, the disks of the instances.
+  // Issue #10 (web): /center/system, the disks of the instances; 我的镜像.
   disk: <HddOutlined />,
+  image: <PictureOutlined />,
 };
 const TABS_KEY = 'center-tabs';
 const HOME = pathOf('centerHome');

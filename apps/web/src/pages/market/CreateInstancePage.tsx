@@ -10,6 +10,9 @@ import { useT, type MessageKey } from '../../locales/i18n.ts';
 import { pathOf } from '../../route-table.ts';
 import { ServerText } from './ServerText.tsx';
 import { CHARGES, MAX_QUANTITY, NAME_MAX, diskBounds, formProblem, initialForm, maxGpus, orderInput, previewBody, useDebounced, type CreateForm } from './create-form.ts';
+// Issue #10 (images): `?imageId=` preselects an image, also a community one
+import { imageIdParam, withExtraImage } from './create-form.ts';
+import { pickableImageQuery } from '../../api/queries/images.ts';
 import styles from './market.module.css';
 
 const MARKET_PATH = pathOf('market');
@@ -25,7 +28,7 @@ const PROBLEM_KEYS: Record<NonNullable<ReturnType<typeof formProblem>>, MessageK
   name: 'compute.create.nameTooLong',
 };
 
-function ImageOption({ image }: { image: ImageItem }) {
+function ImageOption({ image, extra }: { image: ImageItem; extra?: 'community' | 'mine' }) {
   const { t } = useT();
   return (
     <Flex vertical gap={2} style={{ minWidth: 0 }}>
@@ -37,6 +40,12 @@ function ImageOption({ image }: { image: ImageItem }) {
           <ServerText>{image.os}</ServerText>
         </Typography.Text>
         {image.status === 'failed' && <Tag color="error">{t('compute.create.buildFailed')}</Tag>}
+        {/* Issue #10 (images) */}
+        {extra && (
+          <Tag color="purple" data-testid="create-image-extra" data-kind={extra}>
+            {t(extra === 'community' ? 'images.picker.community' : 'images.picker.mine')}
+          </Tag>
+        )}
       </Space>
       {image.contents.length > 0 && (
         <Typography.Text type="secondary" style={{ fontSize: 12 }}>
@@ -84,18 +93,27 @@ function CreateForm({ machine }: { machine: MachineItem }) {
   const images = useQuery(imagesQuery());
   const disk = useQuery(diskQuery(machine.id));
   const create = useCreateOrder();
-  const [form, setForm] = useState<CreateForm>(() => initialForm(machine, images.data));
+  // Issue #10 (images): the image asked for by `?imageId=`; looked up in the community (or among
+  // the user's own images) when GET /api/v1/image/all doesn't list it.
+  const [params] = useSearchParams();
+  const wantedId = imageIdParam(params);
+  const listed = Boolean(images.data?.some((i) => i.id === wantedId));
+  const extraImage = useQuery(pickableImageQuery(wantedId ?? 0, wantedId !== null && images.isSuccess && !listed));
+  const extra = listed ? null : (extraImage.data ?? null);
+  const wantedResolved = wantedId === null || listed || extraImage.isFetched;
+  const [form, setForm] = useState<CreateForm>(() => initialForm(machine, images.data, wantedId));
   const set = (patch: Partial<CreateForm>) => setForm((f) => ({ ...f, ...patch }));
 
-  // The first ready image once the list is in.
+  // The asked-for image once known, else the first ready image once the list is in.
   useEffect(() => {
-    if (form.imageId === null && images.data) {
-      const first = images.data.find((i) => i.status === 'ready');
-      if (first) setForm((f) => ({ ...f, imageId: first.id }));
-    }
-  }, [images.data, form.imageId]);
+    if (form.imageId !== null || !images.data || !wantedResolved) return;
+    const wanted = wantedId === null ? undefined : [...(extra ? [extra] : []), ...images.data].find((i) => i.id === wantedId && i.status === 'ready');
+    const pick = wanted ?? images.data.find((i) => i.status === 'ready');
+    if (pick) setForm((f) => ({ ...f, imageId: pick.id }));
+  }, [images.data, form.imageId, wantedId, wantedResolved, extra]);
 
-  const imageList = images.data ?? [];
+  const imageList = withExtraImage(images.data ?? [], extra);
+  const wantedMissing = wantedId !== null && wantedResolved && !imageList.some((i) => i.id === wantedId);
   const bounds = diskBounds(machine, disk.data);
   const problem = formProblem(form, machine, imageList, disk.data);
   const body = useDebounced(previewBody(form, machine, imageList, disk.data));
@@ -167,14 +185,17 @@ function CreateForm({ machine }: { machine: MachineItem }) {
                       </Button>
                     }
                   />
+                ) : wantedId !== null && !wantedResolved ? (
+                  <Skeleton active paragraph={{ rows: 2 }} title={false} />
                 ) : imageList.length === 0 ? (
                   <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('compute.create.imagesEmpty')} />
                 ) : (
                   <Radio.Group value={form.imageId} onChange={(e) => set({ imageId: e.target.value as number })} style={{ width: '100%' }} aria-label={t('compute.create.image')} data-testid="create-image">
                     <Flex vertical gap={8}>
+                      {wantedMissing && <Alert type="warning" showIcon title={t('images.picker.notFound')} data-testid="create-image-missing" />}
                       {imageList.map((image) => (
                         <Radio key={image.id} value={image.id} disabled={image.status !== 'ready'} data-testid={`create-image-${image.id}`}>
-                          <ImageOption image={image} />
+                          <ImageOption image={image} extra={extra?.id === image.id ? (extra.mine ? 'mine' : 'community') : undefined} />
                         </Radio>
                       ))}
                     </Flex>

@@ -1,8 +1,12 @@
 import { useMemo, useState } from 'react';
-import { Button, Card, Empty, Flex, InputNumber, Pagination, Result, Select, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
+import { Alert, Button, Card, Empty, Flex, InputNumber, Pagination, Result, Select, Skeleton, Space, Tag, Tooltip, Typography } from 'antd';
 import { ExperimentOutlined } from '@ant-design/icons';
 import { useQuery } from '@tanstack/react-query';
-import { useNavigate } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
+// Issue #10 (images): `?imageId=` is carried to the create page
+import { imagesQuery } from '../../api/queries/compute.ts';
+import { pickableImageQuery } from '../../api/queries/images.ts';
+import { imageIdParam } from './create-form.ts';
 import type { MachineItem, MachineListQuery } from '@suanli/contract/machine';
 import { formatMoney } from '@suanli/domain/format';
 import { MONEY_UNITS_PER_YUAN } from '@suanli/domain/money';
@@ -19,7 +23,7 @@ const PAGE_SIZE = 12;
 
 const yuanToUnits = (yuan: number | null | undefined) => (yuan === null || yuan === undefined ? undefined : Math.round(yuan * MONEY_UNITS_PER_YUAN));
 
-function MachineCard({ m }: { m: MachineItem }) {
+function MachineCard({ m, imageId }: { m: MachineItem; imageId: number | null }) {
   const { t } = useT();
   const navigate = useNavigate();
   const state = !m.online ? t('compute.market.offline') : m.gpuFree === 0 ? t('compute.market.soldOut') : null;
@@ -77,7 +81,7 @@ function MachineCard({ m }: { m: MachineItem }) {
             {state}
           </Button>
         ) : (
-          <Button type="primary" autoInsertSpace={false} onClick={() => navigate(`${CREATE_PATH}?machineId=${m.id}`)} aria-label={`${t('compute.market.rent')} ${m.gpuType.name} ${m.hostName}`} data-testid="market-rent">
+          <Button type="primary" autoInsertSpace={false} onClick={() => navigate(`${CREATE_PATH}?machineId=${m.id}${imageId !== null ? `&imageId=${imageId}` : ''}`)} aria-label={`${t('compute.market.rent')} ${m.gpuType.name} ${m.hostName}`} data-testid="market-rent">
             {t('compute.market.rent')}
           </Button>
         )}
@@ -96,6 +100,13 @@ export function MarketPage() {
   const [maxYuan, setMaxYuan] = useState<number | null>(null);
   const [tag, setTag] = useState<string | undefined>();
   const [page, setPage] = useState(1);
+  // Issue #10 (images): an image chosen in the community or in 我的镜像, kept until a machine is rented.
+  const [params, setParams] = useSearchParams();
+  const imageId = imageIdParam(params);
+  const platformImages = useQuery({ ...imagesQuery(), enabled: imageId !== null });
+  const listedImage = platformImages.data?.find((i) => i.id === imageId);
+  const otherImage = useQuery(pickableImageQuery(imageId ?? 0, imageId !== null && platformImages.isSuccess && !listedImage));
+  const chosenName = listedImage?.name ?? otherImage.data?.name ?? `#${imageId}`;
 
   const minPrice = yuanToUnits(minYuan);
   const maxPrice = yuanToUnits(maxYuan);
@@ -126,6 +137,20 @@ export function MarketPage() {
           <h1>{t('compute.market.title')}</h1>
           <p>{t('compute.market.subtitle')}</p>
         </div>
+        {imageId !== null && (
+          <Alert
+            type="info"
+            showIcon
+            style={{ marginBottom: 16 }}
+            title={t('images.picker.chosen', { name: chosenName })}
+            action={
+              <Button size="small" onClick={() => setParams({}, { replace: true })} data-testid="market-image-clear">
+                {t('images.picker.clear')}
+              </Button>
+            }
+            data-testid="market-image-chosen"
+          />
+        )}
         <Card size="small" style={{ marginBottom: 16 }} data-testid="market-filters">
           <Flex gap={16} wrap align="center">
             <Space size={8} wrap>
@@ -244,7 +269,7 @@ export function MarketPage() {
           <>
             <div className={styles.machines} aria-busy={list.isFetching} data-testid="market-list">
               {list.data.list.map((m) => (
-                <MachineCard key={m.id} m={m} />
+                <MachineCard key={m.id} m={m} imageId={imageId} />
               ))}
             </div>
             <Flex justify="end" style={{ marginTop: 16 }}>

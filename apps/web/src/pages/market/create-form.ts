@@ -68,13 +68,19 @@ export function orderInput(form: CreateForm, machine: MachineItem, images: Image
   return form.charge === 'payg' ? { kind: 'payg', body: base } : { kind: 'prepay', body: { ...base, period: form.charge, quantity: form.quantity } };
 }
 
-/** The form's starting values: one GPU, pay-as-you-go, the first ready image, the free disk size. */
-export function initialForm(machine: MachineItem | null | undefined, images: ImageItem[] | undefined): CreateForm {
+/**
+ * The form's starting values: one GPU, pay-as-you-go, the first ready image, the free disk size.
+ * Issue #10 (images): with `preferredImageId` (the page's `?imageId=`), that image when it is
+ * listed and ready; none yet when it is not listed (the page looks it up in the community).
+ */
+export function initialForm(machine: MachineItem | null | undefined, images: ImageItem[] | undefined, preferredImageId: number | null = null): CreateForm {
+  const preferred = preferredImageId === null ? undefined : images?.find((i) => i.id === preferredImageId);
+  const firstReady = images?.find((i) => i.status === 'ready')?.id ?? null;
   return {
     gpuCount: 1,
     charge: 'payg',
     quantity: 1,
-    imageId: images?.find((i) => i.status === 'ready')?.id ?? null,
+    imageId: preferredImageId === null ? firstReady : preferred ? (preferred.status === 'ready' ? preferred.id : firstReady) : null,
     dataDiskGb: machine ? machine.dataDiskFreeGb : null,
     name: '',
   };
@@ -90,4 +96,16 @@ export function useDebounced<T>(value: T, ms = PREVIEW_DEBOUNCE_MS): T {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by content, not identity
   }, [key, ms]);
   return settled;
+}
+
+/** Issue #10 (images): the `?imageId=` of the market and create pages, or null. */
+export function imageIdParam(params: URLSearchParams): number | null {
+  const id = Number(params.get('imageId'));
+  return Number.isInteger(id) && id > 0 && id <= 2_147_483_647 ? id : null;
+}
+
+/** Issue #10 (images): the image list with an image looked up elsewhere (a community or own private image) first. */
+export function withExtraImage(images: ImageItem[], extra: ImageItem | null | undefined): ImageItem[] {
+  if (!extra || images.some((i) => i.id === extra.id)) return images;
+  return [extra, ...images];
 }

@@ -20,9 +20,12 @@ import { InstanceModal, type ModalKind } from './InstanceModals.tsx';
 import { NO_GPU_CPU_CORES, NO_GPU_HOURLY, NO_GPU_MEMORY_GB } from '@suanli/contract/instance-ops';
 import { useNoGpuPowerOn } from '../../../api/queries/instance-ops.ts';
 import { NoGpuTag } from './ops-shared.tsx';
+import { SnapshotModal } from './SnapshotModal.tsx';
+import { CopyDataModal } from './CopyDataModal.tsx';
 
 const MARKET_PATH = pathOf('market');
 const SHELL_PATH = pathOf('webshell');
+const CLONE_PATH = pathOf('controlClone');
 // Issue #10 (web)
 const OPS_PATHS = {
   change_contract: pathOf('changeContract'),
@@ -162,6 +165,7 @@ export function InstancesPage() {
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(20);
   const [dialog, setDialog] = useState<{ kind: ModalKind; instance: InstanceItem } | null>(null);
+  const [opsDialog, setOpsDialog] = useState<{ kind: 'snapshot' | 'copy_data'; instance: InstanceItem } | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
   const list = useQuery(instancesPageQuery({ page, pageSize, status: status === 'all' ? undefined : status, chargeType, keyword: keyword || undefined }));
@@ -332,7 +336,10 @@ export function InstancesPage() {
                   { key: 'expand', label: menuLabel('expand', t('ops.menu.expand')), disabled: !ops.expand },
                   { key: 'expand_disk', label: menuLabel('expand_disk', t('ops.menu.expandDisk')), disabled: !ops.expand_disk },
                   ...(inst.chargeType === 'payg' ? [{ key: 'no_gpu', label: menuLabel('no_gpu', t('ops.menu.noGpu')), disabled: !ops.no_gpu }] : []),
-                  // Issue #10 (images): snapshot, clone, copy-data menu items are wired here by the integrator
+                  // Issue #10 (images): save the system disk as an image, copy data, clone (stopped instances).
+                  { key: 'snapshot', label: menuLabel('snapshot', t('images.menu.snapshot')), disabled: inst.status !== 'stopped' },
+                  { key: 'copy_data', label: menuLabel('copy_data', t('images.menu.copy')), disabled: !can.release },
+                  { key: 'clone', label: menuLabel('clone', t('images.menu.clone')), disabled: inst.status !== 'stopped' },
                   { type: 'divider' },
                   { key: 'release', label: menuLabel('release', t('compute.instances.release')), danger: true, disabled: !can.release },
                 ],
@@ -340,7 +347,8 @@ export function InstancesPage() {
                   if (key === 'init') confirmInit(inst);
                   else if (key === 'no_gpu') confirmNoGpu(inst);
                   else if (key in OPS_PATHS) void navigate(opsHref(key as OpsKey, inst.id));
-                  // Issue #10 (images): snapshot, clone, copy-data menu items are wired here by the integrator
+                  else if (key === 'snapshot' || key === 'copy_data') setOpsDialog({ kind: key, instance: inst });
+                  else if (key === 'clone') void navigate(`${CLONE_PATH}?instanceId=${encodeURIComponent(inst.id)}`);
                   else setDialog({ kind: key as ModalKind, instance: inst });
                 },
               }}
@@ -463,6 +471,8 @@ export function InstancesPage() {
         )}
       </Card>
       {dialog && <InstanceModal kind={dialog.kind} instance={dialog.instance} onClose={() => setDialog(null)} />}
+      {opsDialog?.kind === 'snapshot' && <SnapshotModal instance={opsDialog.instance} onClose={() => setOpsDialog(null)} />}
+      {opsDialog?.kind === 'copy_data' && <CopyDataModal instance={opsDialog.instance} onClose={() => setOpsDialog(null)} />}
     </div>
   );
 }
