@@ -97,14 +97,18 @@ export async function runInShell(context: BrowserContext, row: Locator, command:
  * Rents a pay-as-you-go instance named `name` from the market's first rentable machine, as a user
  * does (compute.e2e covers each step), optionally with `imageId` chosen; returns its row once running.
  */
-export async function rentFromMarket(page: Page, h: Harness, name: string, opts: { imageId?: number; query?: string } = {}): Promise<{ row: Locator; instanceId: string }> {
-  await page.goto(h.url('demo', `/market/index${opts.query ?? ''}`));
+export async function rentFromMarket(page: Page, h: Harness, name: string, opts: { imageId?: number; onMarket?: boolean } = {}): Promise<{ row: Locator; instanceId: string }> {
+  if (!opts.onMarket) await page.goto(h.url('demo', '/market/index'));
   const machine = page.locator('[data-testid=market-machine][data-rentable=true]').first();
   await machine.waitFor();
   await machine.getByTestId('market-rent').click();
   await page.waitForURL((u) => u.pathname === '/market/create');
   await page.getByTestId('create-name').fill(name);
-  if (opts.imageId !== undefined) await page.getByTestId(`create-image-${opts.imageId}`).check();
+  // An image chosen before (?imageId=, "use this image") arrives preselected.
+  if (opts.imageId !== undefined) await page.locator(`[data-testid=create-image-${opts.imageId}] input`).or(page.locator(`input[data-testid=create-image-${opts.imageId}]`)).first().waitFor({ state: 'attached' });
+  if (opts.imageId !== undefined && !(await page.locator(`[data-testid=create-image-${opts.imageId}] input, input[data-testid=create-image-${opts.imageId}]`).first().isChecked())) {
+    throw new Error(`image ${opts.imageId} is not preselected on the create page`);
+  }
   await page.getByTestId('create-hourly').waitFor();
   await page.getByTestId('create-submit').click();
   await page.waitForURL((u) => u.pathname === '/market/orderdetail');
