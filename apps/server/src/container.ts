@@ -206,7 +206,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     [INSTANCE_JOBS.release]: { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: 20, maxBackoffSeconds: 300 } },
     [COPY_JOB]: COPY_JOB_OPTIONS, // Issue #10 (clone, copy, no-GPU): data copies, long-running
   };
-  const clones = createCloneService({ db, clock, ledger, instances, orders, meter }); // Issue #10 (clone, copy, no-GPU): registers the 'clone' order kind
+  const clones = createCloneService({ db, clock, instances, orders }); // Issue #10 (clone, copy, no-GPU): registers the 'clone' order kind
 
   // Compute images (issue #8): the host-based image is seeded by main.ts (images.ensureSeeded()).
   const images = createImageService({ db, dataDir: config.dataDir, compute, clock }); // Issue #10 (images): compute, clock for snapshots

@@ -50,6 +50,18 @@ const PAGES: { path: string; host?: 'starlake' | 'partner'; signedOut?: boolean 
   { path: '/largeModel/apiKey' },
   { path: '/largeModel/usageChart' },
   { path: '/center/ai-apiKey' },
+  // Issue #10: instance operations, disks, images and the community (without ids: their missing-id states).
+  { path: '/center/control/changeContract' },
+  { path: '/center/control/changeContractPreview' },
+  { path: '/center/control/renewal' },
+  { path: '/center/control/changeOrderdetail' },
+  { path: '/center/control/expand/control' },
+  { path: '/center/system' },
+  { path: '/center/image/index' },
+  { path: '/center/image/detail' },
+  { path: '/images/index' },
+  { path: '/images/detail' },
+  { path: '/control/clone' },
   { path: '/no-such-page' },
 ];
 const DICTS = { 'zh-CN': zh, 'en-US': en } as const;

@@ -108,7 +108,7 @@ describe('instance operations: contracts, renewal, data disk, images, clone', ()
       await powerOff(page, row);
 
       // 保存镜像: a private image of the system disk, with progress.
-      await openRowMenuItem(page, row, '保存镜像', page.getByTestId('snapshot-modal'));
+      await openRowMenuItem(page, row, '保存镜像', page.locator('#snapshot-name'));
       await page.locator('#snapshot-name').fill('e2e镜像');
       await page.getByTestId('snapshot-submit').click();
       await page.getByTestId('snapshot-done').waitFor({ timeout: 180_000 });

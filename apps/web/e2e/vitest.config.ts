@@ -10,6 +10,11 @@ export default defineConfig({
     testTimeout: 90_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    fileParallelism: false,
+    // Two spec files at a time: each has its own server, data dir and browser, and much of a spec
+    // is waiting (for an instance, a settlement tick, a stream), so two overlap well on 2 cores.
+    // The a11y spec alone takes about a third of the stage: the others run beside it.
+    fileParallelism: true,
+    maxWorkers: 2,
+    sequence: { shuffle: false },
   },
 });

@@ -1,14 +1,10 @@
 import { MAX_PREPAID_QUANTITY, ORDER_TTL_MINUTES, type Order, type PrepaidPeriod } from '@suanli/contract/order';
 import type { ClonePaygBody, ClonePrepayBody } from '@suanli/contract/instance-ops';
-import { ErrorReason } from '@suanli/contract/errors';
-import { formatMoney } from '@suanli/domain/format';
 import { INSTANCE_STATE_LABELS } from '@suanli/domain/instance-state';
-import { prepaidDurationMs, quotePayg, quotePrepaid, type PriceQuote } from '@suanli/domain/pricing';
+import { quotePayg, quotePrepaid, type PriceQuote } from '@suanli/domain/pricing';
 import type { Db, Tx } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
-import type { LedgerService } from '../wallet/ledger.service.ts';
-import type { MeterHooks } from '../metering/meter-hooks.ts';
 import { createOrderRepository, type MachineView, type OrderRow } from '../order/order.repository.ts';
 import { MAX_OPEN_ORDERS, newOrderId, type OrderService } from '../order/order.service.ts';
 import { createInstanceRepository, type InstanceRow } from './instance.repository.ts';
@@ -40,8 +36,8 @@ const sourceOf = (o: Pick<OrderRow, 'params'>): string => {
  * creates the instance with `cloneSourceId`: provisioning copies the source's disks
  * (ComputeDriver.cloneFrom), and the source stays busy until it is done.
  */
-export function createCloneService(deps: { db: Db; clock: Clock; ledger: LedgerService; instances: InstanceService; orders: OrderService; meter: MeterHooks }) {
-  const { db, clock, ledger, instances, orders, meter } = deps;
+export function createCloneService(deps: { db: Db; clock: Clock; instances: InstanceService; orders: OrderService }) {
+  const { db, clock, instances, orders } = deps;
   const repo = createOrderRepository(db);
 
   /** The caller's source instance: stopped, not busy. 404 for a foreign, missing or released one. */
@@ -126,44 +122,7 @@ export function createCloneService(deps: { db: Db; clock: Clock; ledger: LedgerS
       const machine = await or.findMachine(o.tenantId, o.machineId);
       if (!machine) throw notFound('机器不存在');
       if (!machine.online) throw conflict(`机器 ${machine.hostName} 已下线，无法克隆到该机器，本次未扣费`);
-      if (o.chargeType === 'payg') {
-        const balance = await ir.balanceOf(o.userId);
-        if (balance < o.hourly) {
-          throw conflict(`余额不足：按量计费需账户余额至少可支付一小时的费用 ${formatMoney(o.hourly)}，还差 ${formatMoney(o.hourly - balance)}，请先充值`, ErrorReason.InsufficientBalance);
-        }
-      }
-      if (!(await ir.reserveGpus(machine.id, o.gpuCount))) {
-        throw conflict(`GPU 已被抢完：机器 ${machine.hostName} 的空闲 GPU 不足 ${o.gpuCount} 张，本次未扣费，请选择其他机器`);
-      }
-      let charged = false;
-      if (o.amount > 0) {
-        await ledger.post({ tenantId: o.tenantId, userId: o.userId, kind: 'order_payment', amount: -o.amount, ref: `order:${o.id}`, memo: `clone order ${o.id}` }, tx);
-        charged = true;
-      }
-      const expiresAt = o.chargeType === 'prepaid' && o.period ? new Date(now.getTime() + prepaidDurationMs(o.period, o.quantity ?? 1)) : null;
-      const inst = await instances.createInTx(
-        tx,
-        {
-          tenantId: o.tenantId,
-          userId: o.userId,
-          orderId: o.id,
-          machine,
-          name: o.instanceName,
-          chargeType: o.chargeType,
-          period: o.period,
-          gpuCount: o.gpuCount,
-          dataDiskGb: o.dataDiskGb,
-          imageId: o.imageId,
-          hourly: o.hourly,
-          expiresAt,
-          password,
-          cloneSourceId: source.id,
-        },
-        now,
-      );
-      if (o.chargeType === 'prepaid' && o.amount > 0 && expiresAt) {
-        await meter.prepaidPaid(tx, { instanceId: inst.id, tenantId: o.tenantId, userId: o.userId, orderId: o.id, amount: o.amount, periodStart: now, periodEnd: expiresAt });
-      }
+      const { inst, charged } = await orders.takeInstance(tx, o, machine, now, password, source.id);
       return { instanceId: inst.id, charged };
     },
   });

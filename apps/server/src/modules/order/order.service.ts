@@ -8,8 +8,8 @@ import type { Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import type { LedgerService } from '../wallet/ledger.service.ts';
 import type { MeterHooks } from '../metering/meter-hooks.ts';
-import type { InstanceService } from '../instance/instance.service.ts';
-import { createInstanceRepository } from '../instance/instance.repository.ts';
+import type { InstanceService, NewInstance } from '../instance/instance.service.ts';
+import { createInstanceRepository, type InstanceRow } from '../instance/instance.repository.ts';
 import { createOrderRepository, type MachineView, type OrderRow } from './order.repository.ts';
 import { effectiveStatus, presentOrder } from './order.presenter.ts';
 import { countImageUse, imageUsableBy } from '../image/image-access.ts'; // Issue #10 (images): countImageUse
@@ -66,6 +66,56 @@ export function createOrderService(deps: {
   const { db, clock, ledger, instances, meter } = deps;
   const repo = createOrderRepository(db);
   const kindHandlers = new Map<OrderKind, OrderKindHandler<unknown>>();
+
+  /**
+   * Inside a paying transaction (the order locked and payable, its machine read): takes what a new
+   * instance needs — one hour of balance for pay-as-you-go (409 with the shortfall), its GPUs with
+   * one conditional UPDATE (409 when another payer got them), the prepaid amount through the ledger
+   * (ref order:<id>) — then creates the instance (a clone copies `cloneSourceId`'s disks) and, when
+   * prepaid, its bill. Used by new-instance orders and (issue #10) clone orders.
+   */
+  async function takeInstance(tx: Tx, o: OrderRow, machine: MachineView, now: Date, password: NewInstance['password'], cloneSourceId?: string): Promise<{ inst: InstanceRow; charged: boolean }> {
+    const ir = createInstanceRepository(tx);
+    if (o.chargeType === 'payg') {
+      const balance = await ir.balanceOf(o.userId);
+      if (balance < o.hourly) {
+        throw conflict(`余额不足：按量计费需账户余额至少可支付一小时的费用 ${formatMoney(o.hourly)}，还差 ${formatMoney(o.hourly - balance)}，请先充值`, ErrorReason.InsufficientBalance);
+      }
+    }
+    if (!(await ir.reserveGpus(machine.id, o.gpuCount))) {
+      throw conflict(`GPU 已被抢完：机器 ${machine.hostName} 的空闲 GPU 不足 ${o.gpuCount} 张，本次未扣费，请选择其他机器`);
+    }
+    let charged = false;
+    if (o.amount > 0) {
+      await ledger.post({ tenantId: o.tenantId, userId: o.userId, kind: 'order_payment', amount: -o.amount, ref: `order:${o.id}`, memo: `${o.kind === 'clone' ? 'clone order' : 'order'} ${o.id}` }, tx);
+      charged = true;
+    }
+    const expiresAt = o.chargeType === 'prepaid' && o.period ? new Date(now.getTime() + prepaidDurationMs(o.period, o.quantity ?? 1)) : null;
+    const inst = await instances.createInTx(
+      tx,
+      {
+        tenantId: o.tenantId,
+        userId: o.userId,
+        orderId: o.id,
+        machine,
+        name: o.instanceName,
+        chargeType: o.chargeType,
+        period: o.period,
+        gpuCount: o.gpuCount,
+        dataDiskGb: o.dataDiskGb,
+        imageId: o.imageId,
+        hourly: o.hourly,
+        expiresAt,
+        password,
+        ...(cloneSourceId ? { cloneSourceId } : {}),
+      },
+      now,
+    );
+    if (o.chargeType === 'prepaid' && o.amount > 0 && expiresAt) {
+      await meter.prepaidPaid(tx, { instanceId: inst.id, tenantId: o.tenantId, userId: o.userId, orderId: o.id, amount: o.amount, periodStart: now, periodEnd: expiresAt });
+    }
+    return { inst, charged };
+  }
 
   /** Pays an order of a kind other than `new` through its module's handler (see OrderKindHandler). */
   async function payThroughHandler(owner: Owner, pre: OrderRow): Promise<void> {
@@ -222,50 +272,18 @@ export function createOrderService(deps: {
         if (!machine.online) throw conflict(`机器 ${machine.hostName} 已下线，暂不可租用，本次未扣费`);
         const image = await r.findImage(o.imageId);
         if (!image || !imageUsableBy(image, owner) || image.status !== 'ready' || !image.rootPath) throw conflict('所选镜像已不可用，请重新下单');
-        const ir = createInstanceRepository(tx);
-        if (o.chargeType === 'payg') {
-          const balance = await ir.balanceOf(owner.userId);
-          if (balance < o.hourly) {
-            throw conflict(`余额不足：按量计费需账户余额至少可支付一小时的费用 ${formatMoney(o.hourly)}，还差 ${formatMoney(o.hourly - balance)}，请先充值`, ErrorReason.InsufficientBalance);
-          }
-        }
-        if (!(await ir.reserveGpus(machine.id, o.gpuCount))) {
-          throw conflict(`GPU 已被抢完：机器 ${machine.hostName} 的空闲 GPU 不足 ${o.gpuCount} 张，本次未扣费，请选择其他机器`);
-        }
-        if (o.amount > 0) {
-          await ledger.post({ tenantId: o.tenantId, userId: o.userId, kind: 'order_payment', amount: -o.amount, ref: `order:${o.id}`, memo: `order ${o.id}` }, tx);
-          charged = true;
-        }
-        const expiresAt = o.chargeType === 'prepaid' && o.period ? new Date(now.getTime() + prepaidDurationMs(o.period, o.quantity ?? 1)) : null;
-        const inst = await instances.createInTx(
-          tx,
-          {
-            tenantId: o.tenantId,
-            userId: o.userId,
-            orderId: o.id,
-            machine,
-            name: o.instanceName,
-            chargeType: o.chargeType,
-            period: o.period,
-            gpuCount: o.gpuCount,
-            dataDiskGb: o.dataDiskGb,
-            imageId: o.imageId,
-            hourly: o.hourly,
-            expiresAt,
-            password,
-          },
-          now,
-        );
+        const { inst, charged: took } = await takeInstance(tx, o, machine, now, password);
+        charged = took;
         await r.markPaid(o.id, inst.id, now);
         await countImageUse(tx, image, owner.userId); // Issue #10 (images): another user's shared private image counts one use
-        if (o.chargeType === 'prepaid' && o.amount > 0 && expiresAt) {
-          await meter.prepaidPaid(tx, { instanceId: inst.id, tenantId: o.tenantId, userId: o.userId, orderId: o.id, amount: o.amount, periodStart: now, periodEnd: expiresAt });
-        }
       });
       instances.changed(); // committed: drop cached instance lists (see InstanceService.list)
       if (charged) deps.onBalanceChanged?.(owner.userId);
       return service.get(owner, id);
     },
+
+    /** Issue #10: what paying a new-instance order takes and makes, for clone orders (see takeInstance). */
+    takeInstance,
 
     /** Issue #10: the module that creates orders of `kind` pays them through `handler`. */
     registerKind<P>(kind: Exclude<OrderKind, 'new'>, handler: OrderKindHandler<P>): void {
