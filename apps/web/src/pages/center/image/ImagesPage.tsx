@@ -11,6 +11,7 @@ import { useT } from '../../../locales/i18n.ts';
 import { pathOf } from '../../../route-table.ts';
 import { ServerText } from '../../market/ServerText.tsx';
 import { EditImageModal, ImageStatus, SourceInstance, createFromImagePath, useImageActions } from './image-parts.tsx';
+import { useScrollRegion } from '../../../modules/useScrollRegion.ts';
 
 const DETAIL_PATH = pathOf('centerImageDetail');
 const INSTANCES_PATH = pathOf('centerControl');
@@ -18,6 +19,8 @@ const INSTANCES_PATH = pathOf('centerControl');
 /** Issue #10 (images): /center/image/index, the user's private images with their actions. */
 export function ImagesPage() {
   const { t } = useT();
+  // Keyboard users can scroll the table sideways: its scroll box is a focusable, named region (axe).
+  const tableBox = useScrollRegion<HTMLDivElement>(t('images.mine.title'));
   const navigate = useNavigate();
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(20);
@@ -123,7 +126,7 @@ export function ImagesPage() {
           </Button>
         </Flex>
       </Flex>
-      <Card>
+      <Card ref={tableBox}>
         {list.isError ? (
           <Result
             status="warning"

@@ -9,6 +9,7 @@ import { getErrorMessage } from '../../../api/errors.ts';
 import { useT } from '../../../locales/i18n.ts';
 import { pathOf } from '../../../route-table.ts';
 import { ServerText } from '../../market/ServerText.tsx';
+import { useScrollRegion } from '../../../modules/useScrollRegion.ts';
 
 const EXPAND_PATH = pathOf('expandControl');
 const GIB = 1024 ** 3;
@@ -44,6 +45,8 @@ function DiskBar({ used, total, ratio, testId }: { used: number; total: number; 
 /** /center/system: the system and data disk usage of every instance, with a warning above 90 %. */
 export function SystemDiskPage() {
   const { t } = useT();
+  // Keyboard users can scroll the table sideways: its scroll box is a focusable, named region (axe).
+  const tableBox = useScrollRegion<HTMLDivElement>(t('ops.system.title'));
   const navigate = useNavigate();
   const usage = useQuery(diskUsageQuery());
   const list = usage.data ?? [];
@@ -109,7 +112,7 @@ export function SystemDiskPage() {
       </Flex>
       <Typography.Paragraph type="secondary">{t('ops.system.subtitle', { ratio: WARN_PERCENT })}</Typography.Paragraph>
       {warned.length > 0 && <Alert type="warning" showIcon style={{ marginBottom: 16 }} title={t('ops.system.warnAlert', { count: warned.length, ratio: WARN_PERCENT })} data-testid="system-disk-warning" />}
-      <Card>
+      <Card ref={tableBox}>
         {usage.isError ? (
           <Result
             status="warning"
