@@ -96,7 +96,7 @@ async function main() {
 
   // 1: directories and symlinks, parents first
   const dirs = [];
-  const todo = [];
+  const queue = [];
   for (const [rel, s] of entries) {
     const from = path.join(base, rel);
     const to = path.join(dstDir, rel);
@@ -116,7 +116,7 @@ async function main() {
       } catch {
         /* best effort */
       }
-    } else if (s.isFile()) todo.push([from, to, s]);
+    } else if (s.isFile()) queue.push([from, to, s]);
     // devices, fifos and sockets are not copied
   }
 
@@ -172,10 +172,10 @@ async function main() {
   };
   let next = 0;
   const lane = async () => {
-    while (next < todo.length) await copyOne(todo[next++]);
+    while (next < queue.length) await copyOne(queue[next++]);
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, todo.length) }, lane));
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, lane));
   } finally {
     clearInterval(timer);
   }
