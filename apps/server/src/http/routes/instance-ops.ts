@@ -1,17 +1,12 @@
 import { okEnvelope } from '@suanli/contract/envelope';
 import { clonePaygBody, clonePrepayBody, copyDataBody, copyJob, copyJobList, copyStatusQuery, diskUsageList, migratableList, terminateCopyBody } from '@suanli/contract/instance-ops';
 import { order } from '@suanli/contract/order';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
-import { authOf } from '../plugins/auth.ts';
+import { ownerOf } from '../plugins/auth.ts';
 import type { InstanceService } from '../../modules/instance/instance.service.ts';
 import type { CloneService } from '../../modules/instance/clone.service.ts';
 
-const ownerOf = (req: FastifyRequest) => {
-  const { user } = authOf(req);
-  return { tenantId: user.tenantId, userId: user.id };
-};
 
 /**
  * Per-IP limits of the issue #10 calls that make the compute node work: reading every disk's usage

@@ -1,18 +1,13 @@
 import { z } from 'zod';
 import { okEnvelope } from '@suanli/contract/envelope';
 import { changeImageBody, instanceDashboard, instanceItem, instanceListQuery, instanceNameBody, instancePage, instancePasswordBody, instanceRef, statusTag, storageDashboard } from '@suanli/contract/instance';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../route-types.ts';
 import { RATE_LIMITS } from '../route-types.ts';
 import { ok } from '../envelope.ts';
-import { authOf } from '../plugins/auth.ts';
+import { ownerOf } from '../plugins/auth.ts';
 import { powerOnBody } from '@suanli/contract/instance-ops';
 import type { InstanceService } from '../../modules/instance/instance.service.ts';
 
-const ownerOf = (req: FastifyRequest) => {
-  const { user } = authOf(req);
-  return { tenantId: user.tenantId, userId: user.id };
-};
 
 export function instanceRoutes(app: App, instances: InstanceService) {
   const tags = ['实例'];

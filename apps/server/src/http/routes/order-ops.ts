@@ -1,16 +1,11 @@
 import { okEnvelope } from '@suanli/contract/envelope';
 import { order } from '@suanli/contract/order';
 import { availableExpandDisk, changePreview, chargeTypePaygBody, chargeTypePrepayBody, dataDiskChangeBody, expandDiskQuery, renewalBody, specChangeBody } from '@suanli/contract/instance-ops';
-import type { FastifyRequest } from 'fastify';
 import type { App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
-import { authOf } from '../plugins/auth.ts';
+import { ownerOf } from '../plugins/auth.ts';
 import type { InstanceChangeService } from '../../modules/order/instance-change.service.ts';
 
-const ownerOf = (req: FastifyRequest) => {
-  const { user } = authOf(req);
-  return { tenantId: user.tenantId, userId: user.id };
-};
 
 /**
  * Issue #10 (billing changes): charge-type conversions, renewal, GPU count and data disk of an

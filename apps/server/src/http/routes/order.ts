@@ -2,13 +2,8 @@ import { okEnvelope } from '@suanli/contract/envelope';
 import { createPaygOrderBody, createPrepayOrderBody, order, orderListQuery, orderPage, orderParams, payOrderBody, pricePreview, pricePreviewBody } from '@suanli/contract/order';
 import type { App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
-import { authOf } from '../plugins/auth.ts';
+import { ownerOf } from '../plugins/auth.ts';
 import type { OrderService } from '../../modules/order/order.service.ts';
-
-const ownerOf = (req: Parameters<typeof authOf>[0]) => {
-  const { user } = authOf(req);
-  return { tenantId: user.tenantId, userId: user.id };
-};
 
 export function orderRoutes(app: App, orders: OrderService) {
   const tags = ['订单'];

@@ -1,16 +1,11 @@
 import { z } from 'zod';
-import type { FastifyRequest } from 'fastify';
 import { okEnvelope } from '@suanli/contract/envelope';
 import { communityImageQuery, privateImageQuery, snapshotBody, snapshotQuery, userImage, userImagePage, userImageParams, userImageUpdateBody } from '@suanli/contract/instance-ops';
 import type { App } from '../route-types.ts';
 import { ok } from '../envelope.ts';
-import { authOf } from '../plugins/auth.ts';
+import { ownerOf } from '../plugins/auth.ts';
 import type { UserImageService } from '../../modules/image/user-image.service.ts';
 
-const ownerOf = (req: FastifyRequest) => {
-  const { user } = authOf(req);
-  return { tenantId: user.tenantId, userId: user.id };
-};
 
 /** Issue #10: snapshots (saving an instance's system disk as a private image), the user's images and the image community. */
 export function userImageRoutes(app: App, images: UserImageService) {

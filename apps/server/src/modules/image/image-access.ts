@@ -1,8 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { images } from '../../db/schema/compute.ts';
 import { conflict } from '../../lib/errors.ts';
 import type { ImageRow } from './image.repository.ts';
+import { createUserImageRepository } from './user-image.repository.ts';
 
 type Owner = { tenantId: number; userId: number };
 
@@ -29,7 +28,7 @@ export async function countImageUse(tx: DbOrTx, image: Pick<ImageRow, 'id' | 'ki
   if (image.kind !== 'private') return;
   await lockLiveImage(tx, image.id, '所选镜像已被删除，本次未扣费，请重新下单');
   if (image.ownerUserId === null || image.ownerUserId === payerUserId) return;
-  await tx.update(images).set({ useCount: sql`${images.useCount} + 1` }).where(eq(images.id, image.id));
+  await createUserImageRepository(tx).addUse(image.id);
 }
 
 /**
@@ -37,6 +36,6 @@ export async function countImageUse(tx: DbOrTx, image: Pick<ImageRow, 'id' | 'ki
  * payment, a change of image), so a delete can't commit under it; refuses (409) when it is deleted.
  */
 export async function lockLiveImage(tx: DbOrTx, imageId: number, message = '所选镜像已被删除'): Promise<void> {
-  const [live] = await tx.select({ deletedAt: images.deletedAt }).from(images).where(eq(images.id, imageId)).for('share');
+  const live = await createUserImageRepository(tx).lockShared(imageId);
   if (!live || live.deletedAt) throw conflict(message);
 }

@@ -19,6 +19,13 @@ export function createUserImageRepository(db: DbOrTx) {
   const communityOf = (tenantId: number) => and(live, eq(images.tenantId, tenantId), eq(images.shared, true), eq(images.status, 'ready'));
 
   return {
+    /** Locks an image FOR SHARE (a delete waits for the locking transaction); its deleted_at, or undefined when missing. */
+    async lockShared(id: number): Promise<{ deletedAt: Date | null } | undefined> {
+      return (await db.select({ deletedAt: images.deletedAt }).from(images).where(eq(images.id, id)).for('share'))[0];
+    },
+    async addUse(id: number): Promise<void> {
+      await db.update(images).set({ useCount: sql`${images.useCount} + 1` }).where(eq(images.id, id));
+    },
     /** A live private image owned by the user (of that tenant), optionally locked. */
     async own(owner: { tenantId: number; userId: number }, id: number, opts: { lock?: boolean } = {}): Promise<ImageRow | undefined> {
       const q = db

@@ -1,18 +1,18 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
 import type { ImageItem } from '@suanli/contract/machine';
 import { MAX_PRIVATE_IMAGES, type UserImage, type UserImagePage } from '@suanli/contract/instance-ops';
 import { INSTANCE_STATE_LABELS } from '@suanli/domain/instance-state';
 import type { ComputeDriver } from '../../adapters/compute/port.ts';
 import type { Db } from '../../db/client.ts';
-import { type images, instances } from '../../db/schema/compute.ts';
-import { users } from '../../db/schema/user.ts';
+import type { images } from '../../db/schema/compute.ts';
 import { enqueueJob, type JobContext, type JobKindOptions } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { conflict, notFound } from '../../lib/errors.ts';
 import { instanceBusyReason } from '../instance/instance-busy.ts';
+import { createInstanceRepository } from '../instance/instance.repository.ts';
+import { createUserRepository } from '../user/user.repository.ts';
 import type { ImageRow } from './image.repository.ts';
 import { maskAuthor, presentImage, presentUserImage } from './image.presenter.ts';
 import { createUserImageRepository, type ImageUse, type UserImageRepository } from './user-image.repository.ts';
@@ -101,8 +101,8 @@ export function createUserImageService(deps: UserImageServiceDeps) {
       return db.transaction(async (tx) => {
         const r = createUserImageRepository(tx);
         // The user's row serialises their snapshots, so two at once can't pass the limit together.
-        await tx.select({ id: users.id }).from(users).where(eq(users.id, owner.userId)).for('update');
-        const [inst] = await tx.select().from(instances).where(eq(instances.id, body.instanceId)).limit(1).for('update');
+        await createUserRepository(tx).lockRow(owner.userId);
+        const inst = await createInstanceRepository(tx).lock(body.instanceId);
         if (!inst || inst.userId !== owner.userId || inst.tenantId !== owner.tenantId || inst.status === 'released') throw notFound(INSTANCE_MISSING);
         if (inst.status !== 'stopped') throw conflict(`实例当前状态为「${INSTANCE_STATE_LABELS[inst.status]}」，请先关机再保存镜像`);
         const busy = await instanceBusyReason(tx, inst.id);
@@ -177,7 +177,7 @@ export function createUserImageService(deps: UserImageServiceDeps) {
 
     /** GET /api/v1/instance/snapshot?instanceId=: the live images saved from one of the caller's instances (released ones too). */
     async listForInstance(owner: Owner, instanceId: string): Promise<{ list: UserImage[] }> {
-      const [inst] = await db.select({ userId: instances.userId, tenantId: instances.tenantId }).from(instances).where(eq(instances.id, instanceId)).limit(1);
+      const inst = await createInstanceRepository(db).find(instanceId);
       if (!inst || inst.userId !== owner.userId || inst.tenantId !== owner.tenantId) throw notFound(INSTANCE_MISSING);
       return { list: await present(await repo.fromInstance(owner, instanceId), owner) };
     },

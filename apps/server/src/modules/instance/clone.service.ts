@@ -1,25 +1,17 @@
-import { MAX_PREPAID_QUANTITY, ORDER_TTL_MINUTES, type Order, type PrepaidPeriod } from '@suanli/contract/order';
+import type { Order, PrepaidPeriod } from '@suanli/contract/order';
 import type { ClonePaygBody, ClonePrepayBody } from '@suanli/contract/instance-ops';
 import { INSTANCE_STATE_LABELS } from '@suanli/domain/instance-state';
-import { quotePayg, quotePrepaid, type PriceQuote } from '@suanli/domain/pricing';
 import type { Db, Tx } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
-import { createOrderRepository, type MachineView, type OrderRow } from '../order/order.repository.ts';
-import { MAX_OPEN_ORDERS, newOrderId, type OrderService } from '../order/order.service.ts';
+import { createOrderRepository, type OrderRow } from '../order/order.repository.ts';
+import { MAX_OPEN_ORDERS, newOrderId, ORDER_TTL_MS, type OrderService } from '../order/order.service.ts';
+import { quoteInstance } from '../order/order-pricing.ts';
 import { createInstanceRepository, type InstanceRow } from './instance.repository.ts';
 import { createDataCopyRepository } from './data-copy.repository.ts';
 import type { InstanceService, NewInstance } from './instance.service.ts';
 
 type Owner = { tenantId: number; userId: number };
-const TTL_MS = ORDER_TTL_MINUTES * 60_000;
-
-const pricingOf = (m: MachineView) => ({
-  gpuTypeName: m.gpuTypeName,
-  prices: { hour: m.priceHour, day: m.priceDay, week: m.priceWeek, month: m.priceMonth, year: m.priceYear },
-  dataDiskFreeGb: m.dataDiskFreeGb,
-  dataDiskPricePerGbDay: m.dataDiskPricePerGbDay,
-});
 
 /** The source instance of a clone order (orders.params.sourceInstanceId). */
 const sourceOf = (o: Pick<OrderRow, 'params'>): string => {
@@ -52,13 +44,6 @@ export function createCloneService(deps: { db: Db; clock: Clock; instances: Inst
     return src;
   }
 
-  function quoteOf(machine: MachineView, gpuCount: number, dataDiskGb: number, charge: { chargeType: 'payg' } | { chargeType: 'prepaid'; period: PrepaidPeriod; quantity: number }): PriceQuote {
-    if (charge.chargeType === 'payg') return quotePayg(pricingOf(machine), gpuCount, dataDiskGb);
-    const max = MAX_PREPAID_QUANTITY[charge.period];
-    if (charge.quantity > max) throw badRequest(`该时长最多可购买 ${max} 个周期`);
-    return quotePrepaid(pricingOf(machine), gpuCount, dataDiskGb, charge.period, charge.quantity);
-  }
-
   async function create(owner: Owner, body: ClonePaygBody, charge: { chargeType: 'payg' } | { chargeType: 'prepaid'; period: PrepaidPeriod; quantity: number }): Promise<Order> {
     const ir = createInstanceRepository(db);
     const source = await checkSource(ir, owner, await ir.find(body.instanceId), createDataCopyRepository(db), 'order');
@@ -76,7 +61,7 @@ export function createCloneService(deps: { db: Db; clock: Clock; instances: Inst
     if (dataDiskGb > machine.dataDiskMaxGb) {
       throw badRequest(source.dataDiskGb > machine.dataDiskMaxGb ? `该机器的数据盘最大为 ${machine.dataDiskMaxGb} GB，小于源实例的 ${source.dataDiskGb} GB，请选择其他机器` : `该机器的数据盘最大为 ${machine.dataDiskMaxGb} GB`);
     }
-    const quote = quoteOf(machine, body.gpuCount, dataDiskGb, charge);
+    const quote = quoteInstance(machine, body.gpuCount, dataDiskGb, charge);
     await instances.availability();
     const now = clock();
     if ((await repo.countOpen(owner.userId, now)) >= MAX_OPEN_ORDERS) throw tooMany(`未支付的订单已达 ${MAX_OPEN_ORDERS} 个，请先支付或取消已有订单`);
@@ -100,7 +85,7 @@ export function createCloneService(deps: { db: Db; clock: Clock; instances: Inst
       hourly: quote.hourly,
       instanceId: null,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + TTL_MS),
+      expiresAt: new Date(now.getTime() + ORDER_TTL_MS),
     });
     return orders.get(owner, row.id);
   }

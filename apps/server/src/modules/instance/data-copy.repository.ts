@@ -3,7 +3,6 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../../db/client.ts';
 import { dataCopies, instances } from '../../db/schema/compute.ts';
 import { jobs } from '../../db/schema/job.ts';
-import { users } from '../../db/schema/user.ts';
 import type { CopyProgress } from '../../adapters/compute/port.ts';
 
 export type DataCopyRow = typeof dataCopies.$inferSelect;
@@ -45,10 +44,6 @@ export function createDataCopyRepository(db: DbOrTx) {
         .orderBy(desc(dataCopies.createdAt), desc(dataCopies.id))
         .limit(limit);
       return rows.map(flatten);
-    },
-    /** Serializes one user's copy creations (the count of active copies is checked under it). */
-    async lockUser(userId: number): Promise<void> {
-      await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
     },
     async countActive(userId: number): Promise<number> {
       const rows = await db

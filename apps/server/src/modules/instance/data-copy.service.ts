@@ -8,6 +8,7 @@ import { badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
 import { ComputeError, type ComputeDriver, type CopyProgress } from '../../adapters/compute/port.ts';
 import { createInstanceRepository, type InstanceRow } from './instance.repository.ts';
 import { createDataCopyRepository, type DataCopyView } from './data-copy.repository.ts';
+import { createUserRepository } from '../user/user.repository.ts';
 
 /** The persisted job that runs a copy (payload { copyId }). */
 export const COPY_JOB = 'instance.copy_data';
@@ -192,7 +193,7 @@ export function createDataCopyService(deps: { db: Db; clock: Clock; compute: Com
       await db.transaction(async (tx) => {
         const r = createDataCopyRepository(tx);
         const ir = createInstanceRepository(tx);
-        await r.lockUser(owner.userId);
+        await createUserRepository(tx).lockRow(owner.userId); // the count of active copies is checked under it
         // Both instances locked in id order (two copies between the same pair never deadlock).
         const [first, second] = [body.sourceInstanceId, body.targetInstanceId].sort();
         const locked = new Map<string, InstanceRow | undefined>([

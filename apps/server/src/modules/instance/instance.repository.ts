@@ -1,6 +1,6 @@
-import { and, asc, count, desc, eq, gte, ilike, inArray, lte, ne, or, sql, sum } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, ilike, inArray, isNull, lte, ne, or, sql, sum } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client.ts';
-import { gpuTypes, images, instances, machines, orders } from '../../db/schema/compute.ts';
+import { dataCopies, gpuTypes, images, instances, machines, orders } from '../../db/schema/compute.ts';
 import { datacenters } from '../../db/schema/datahub.ts';
 import { sshKeys } from '../../db/schema/ssh-key.ts';
 import { wallets } from '../../db/schema/wallet.ts';
@@ -37,6 +37,26 @@ export function createInstanceRepository(db: DbOrTx) {
       .innerJoin(images, eq(images.id, instances.imageId));
 
   return {
+    /**
+     * Issue #10: what holds an instance's disks from outside it now — a clone being provisioned
+     * from it, a data copy queued or running from or to it, an image being saved from it (ids).
+     */
+    async diskHolders(instanceId: string): Promise<{ cloneId?: string; copyId?: string; imageId?: number }> {
+      const [clone, copy, image] = await Promise.all([
+        db.select({ id: instances.id }).from(instances).where(and(eq(instances.cloneSourceId, instanceId), eq(instances.status, 'creating'))).limit(1),
+        db
+          .select({ id: dataCopies.id })
+          .from(dataCopies)
+          .where(and(or(eq(dataCopies.sourceInstanceId, instanceId), eq(dataCopies.targetInstanceId, instanceId)), inArray(dataCopies.status, ['queued', 'running'])))
+          .limit(1),
+        db
+          .select({ id: images.id })
+          .from(images)
+          .where(and(eq(images.sourceInstanceId, instanceId), eq(images.status, 'building'), isNull(images.deletedAt)))
+          .limit(1),
+      ]);
+      return { cloneId: clone[0]?.id, copyId: copy[0]?.id, imageId: image[0]?.id };
+    },
     async insert(values: typeof instances.$inferInsert): Promise<InstanceRow> {
       const [row] = await db.insert(instances).values(values).returning();
       if (!row) throw new Error('instance insert returned nothing');

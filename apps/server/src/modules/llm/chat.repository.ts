@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client.ts';
 import { chatConversations, chatMessages } from '../../db/schema/llm.ts';
-import { users } from '../../db/schema/user.ts';
+import { createUserRepository } from '../user/user.repository.ts';
 
 export type Owner = { tenantId: number; userId: number };
 export type ConversationRow = typeof chatConversations.$inferSelect;
@@ -32,7 +32,7 @@ export function createChatRepository(db: Db) {
     /** Inserts unless the user already keeps `max` conversations (checked under a lock on the user row). */
     async insertCapped(o: Owner, values: { title: string; model: string; systemPrompt: string; temperature: number; at: Date }, max: number): Promise<ConversationRow | 'full'> {
       return db.transaction(async (tx) => {
-        await tx.select({ id: users.id }).from(users).where(eq(users.id, o.userId)).for('update');
+        await createUserRepository(tx).lockRow(o.userId);
         const [n] = await tx
           .select({ n: count() })
           .from(chatConversations)

@@ -1,9 +1,9 @@
 import type { AvailableExpandDisk, ChangePreview } from '@suanli/contract/instance-ops';
-import { MAX_PREPAID_QUANTITY, type Order, type OrderKind, type OrderLine, type PrepaidPeriod } from '@suanli/contract/order';
+import { type Order, type OrderKind, type OrderLine, type PrepaidPeriod } from '@suanli/contract/order';
 import { ErrorReason } from '@suanli/contract/errors';
 import { INSTANCE_STATE_LABELS } from '@suanli/domain/instance-state';
 import { formatMoney } from '@suanli/domain/format';
-import { diskHourly, extraDiskGb, PERIOD_DAYS, PERIOD_LABELS, paygHourly, prepaidDurationMs, quotePrepaid, type MachinePricing } from '@suanli/domain/pricing';
+import { diskHourly, extraDiskGb, PERIOD_DAYS, PERIOD_LABELS, paygHourly, prepaidDurationMs, quotePrepaid } from '@suanli/domain/pricing';
 import { diskChangeDifference, durationText, gpuChangeDifference, minDataDiskGb, prepaidRefund, remainingMs } from '@suanli/domain/pricing-change';
 import type { Db, Tx } from '../../db/client.ts';
 import { enqueueJob, type JobContext, type JobHandler, type JobKindOptions } from '../../jobs/queue.ts';
@@ -17,6 +17,7 @@ import { DRIVER_ATTEMPTS, EXPIRED_RELEASE_DAYS, STOPPED_RELEASE_DAYS, type Insta
 import { createInstanceRepository, type InstanceRow } from '../instance/instance.repository.ts';
 import { createOrderRepository, type MachineView, type OrderRow } from './order.repository.ts';
 import { MAX_OPEN_ORDERS, newOrderId, ORDER_TTL_MS, type OrderService } from './order.service.ts';
+import { checkPrepaidQuantity, pricingOf } from './order-pricing.ts';
 import { createInstanceChangeRepository } from './instance-change.repository.ts';
 import { RESIZE_DISK_JOB, RESIZING_DISK } from './instance-change.jobs.ts';
 
@@ -32,13 +33,6 @@ const PACK: Record<PrepaidPeriod, string> = { day: '包天', week: '包周', mon
 
 /** The resize job's options (container.ts): like the instance module's driver jobs. */
 export const RESIZE_DISK_JOB_OPTIONS: JobKindOptions = { concurrency: 8, timeoutMs: 120_000, retry: { maxAttempts: DRIVER_ATTEMPTS, maxBackoffSeconds: 30 } };
-
-const pricingOf = (m: MachineView): MachinePricing => ({
-  gpuTypeName: m.gpuTypeName,
-  prices: { hour: m.priceHour, day: m.priceDay, week: m.priceWeek, month: m.priceMonth, year: m.priceYear },
-  dataDiskFreeGb: m.dataDiskFreeGb,
-  dataDiskPricePerGbDay: m.dataDiskPricePerGbDay,
-});
 
 /** When the platform releases a stopped instance (as instance.service): prepaid 7 days after expiry, payg 15 days after it stopped. */
 function releaseAtOf(chargeType: 'payg' | 'prepaid', expiresAt: Date | null, status: InstanceRow['status'], stoppedAt: Date | null, now: Date): Date | null {
@@ -111,11 +105,6 @@ export function createInstanceChangeService(deps: {
     if (inst.status !== 'running' && inst.status !== 'stopped') throw conflict(`实例当前状态为「${label(inst)}」，暂不能${what}，请稍后再试`);
   }
 
-  function checkQuantity(period: PrepaidPeriod, quantity: number): void {
-    const max = MAX_PREPAID_QUANTITY[period];
-    if (quantity > max) throw badRequest(`该时长最多可购买 ${max} 个周期`);
-  }
-
   /** GPUs the instance could have on its machine: the free ones plus those it holds. */
   function gpusAvailable(inst: InstanceRow, m: MachineView): { free: number; available: number } {
     const free = Math.max(0, m.gpuTotal - m.gpuUsed);
@@ -137,7 +126,7 @@ export function createInstanceChangeService(deps: {
     if (inst.chargeType !== 'payg') throw conflict('实例已是包周期计费，无需转换');
     mustBeRunningOrStopped(inst, '转为包周期');
     if (inst.noGpu) throw conflict('实例正以无卡模式运行，请先关机再转为包周期');
-    checkQuantity(period, quantity);
+    checkPrepaidQuantity(period, quantity);
     const q = quotePrepaid(pricingOf(m), inst.gpuCount, inst.dataDiskGb, period, quantity);
     const lines = q.lines.map((l, i) => (i === 0 ? { label: `按量转${PACK[period]}：${m.gpuTypeName} × ${inst.gpuCount}，${PERIOD_LABELS[period]} × ${quantity}`, amount: l.amount } : l));
     return { lines, amount: q.total, hourly: 0, expiresAt: new Date(now.getTime() + prepaidDurationMs(period, quantity)), remainingMs: 0 };
@@ -163,7 +152,7 @@ export function createInstanceChangeService(deps: {
   function quoteRenewal(inst: InstanceRow, m: MachineView, period: PrepaidPeriod, quantity: number, now: Date): Quote & { start: Date } {
     if (inst.chargeType !== 'prepaid') throw conflict('按量计费实例无需续费，可先转为包周期');
     if (inst.status === 'releasing' || inst.status === 'failed') throw conflict(`实例当前状态为「${label(inst)}」，无法续费`);
-    checkQuantity(period, quantity);
+    checkPrepaidQuantity(period, quantity);
     const start = inst.expiresAt && inst.expiresAt > now ? inst.expiresAt : now;
     const q = quotePrepaid(pricingOf(m), inst.gpuCount, inst.dataDiskGb, period, quantity);
     const lines = q.lines.map((l, i) => (i === 0 ? { label: `续费：${l.label}`, amount: l.amount } : l));

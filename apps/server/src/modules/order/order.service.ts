@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import { ORDER_TTL_MINUTES, MAX_PREPAID_QUANTITY, type Order, type OrderKind, type OrderListQuery, type OrderPage, type PricePreview, type PrepaidPeriod } from '@suanli/contract/order';
+import { ORDER_TTL_MINUTES, type Order, type OrderKind, type OrderListQuery, type OrderPage, type PricePreview, type PrepaidPeriod } from '@suanli/contract/order';
 import { ErrorReason } from '@suanli/contract/errors';
 import { formatMoney } from '@suanli/domain/format';
-import { prepaidDurationMs, quotePayg, quotePrepaid, type PriceQuote } from '@suanli/domain/pricing';
+import { prepaidDurationMs } from '@suanli/domain/pricing';
 import type { Db, Tx } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { badRequest, conflict, notFound, tooMany } from '../../lib/errors.ts';
@@ -12,6 +12,7 @@ import type { InstanceService, NewInstance } from '../instance/instance.service.
 import { createInstanceRepository, type InstanceRow } from '../instance/instance.repository.ts';
 import { createOrderRepository, type MachineView, type OrderRow } from './order.repository.ts';
 import { effectiveStatus, presentOrder } from './order.presenter.ts';
+import { quoteInstance } from './order-pricing.ts';
 import { countImageUse, imageUsableBy } from '../image/image-access.ts'; // Issue #10 (images): countImageUse
 
 type Owner = { tenantId: number; userId: number };
@@ -46,13 +47,6 @@ export function newOrderId(now: Date): string {
   const stamp = bj.slice(0, 19).replace(/[-T:]/g, '');
   return `${stamp}${crypto.randomInt(0, 1_000_000).toString().padStart(6, '0')}`;
 }
-
-const pricingOf = (m: MachineView) => ({
-  gpuTypeName: m.gpuTypeName,
-  prices: { hour: m.priceHour, day: m.priceDay, week: m.priceWeek, month: m.priceMonth, year: m.priceYear },
-  dataDiskFreeGb: m.dataDiskFreeGb,
-  dataDiskPricePerGbDay: m.dataDiskPricePerGbDay,
-});
 
 export function createOrderService(deps: {
   db: Db;
@@ -158,22 +152,9 @@ export function createOrderService(deps: {
     return { machine, image, dataDiskGb };
   }
 
-  function checkQuantity(period: PrepaidPeriod, quantity: number) {
-    const max = MAX_PREPAID_QUANTITY[period];
-    if (quantity > max) throw badRequest(`该时长最多可购买 ${max} 个周期`);
-  }
-
-  function quoteOf(machine: MachineView, gpuCount: number, dataDiskGb: number, p: { chargeType: 'payg' | 'prepaid'; period?: PrepaidPeriod; quantity?: number }): PriceQuote {
-    if (p.chargeType === 'payg') return quotePayg(pricingOf(machine), gpuCount, dataDiskGb);
-    const period = p.period ?? 'month';
-    const quantity = p.quantity ?? 1;
-    checkQuantity(period, quantity);
-    return quotePrepaid(pricingOf(machine), gpuCount, dataDiskGb, period, quantity);
-  }
-
   async function create(owner: Owner, body: Spec & { name?: string }, charge: { chargeType: 'payg' } | { chargeType: 'prepaid'; period: PrepaidPeriod; quantity: number }): Promise<Order> {
     const { machine, dataDiskGb } = await validate(owner, body, { checkFree: true });
-    const quote = quoteOf(machine, body.gpuCount, dataDiskGb, charge);
+    const quote = quoteInstance(machine, body.gpuCount, dataDiskGb, charge);
     await instances.availability();
     const now = clock();
     if ((await repo.countOpen(owner.userId, now)) >= MAX_OPEN_ORDERS) throw tooMany(`未支付的订单已达 ${MAX_OPEN_ORDERS} 个，请先支付或取消已有订单`);
@@ -211,7 +192,7 @@ export function createOrderService(deps: {
   const service = {
     async preview(owner: Owner, body: Spec & { chargeType: 'payg' | 'prepaid'; period?: PrepaidPeriod; quantity?: number }): Promise<PricePreview> {
       const { machine, dataDiskGb } = await validate(owner, body, { checkFree: false });
-      const q = quoteOf(machine, body.gpuCount, dataDiskGb, body);
+      const q = quoteInstance(machine, body.gpuCount, dataDiskGb, body);
       return { lines: q.lines, total: q.total, hourly: q.hourly, requiredBalance: q.requiredBalance };
     },
 

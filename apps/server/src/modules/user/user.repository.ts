@@ -9,6 +9,14 @@ export type SessionRow = typeof sessions.$inferSelect;
 
 export function createUserRepository(db: DbOrTx) {
   return {
+    /**
+     * Locks a user's row (inside a transaction): serialises one user's capped creations — data
+     * copies, private images, chat conversations — so a count checked under it can't be passed by
+     * two requests at once.
+     */
+    async lockRow(userId: number): Promise<void> {
+      await db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+    },
     async findByPhone(tenantId: number, phone: string): Promise<UserRow | undefined> {
       const rows = await db.select().from(users).where(and(eq(users.tenantId, tenantId), eq(users.phone, phone))).limit(1);
       return rows[0];
