@@ -1,19 +1,15 @@
-import { useRef, useState } from 'react';
 import { Alert, Button, Card, Flex, Result, Skeleton, Typography } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { Order } from '@suanli/contract/order';
-import { ErrorReason } from '@suanli/contract/errors';
 import { formatMoney } from '@suanli/domain/format';
-import { orderQuery, useCancelOrder, usePayOrder } from '../../api/queries/compute.ts';
-import { balanceQuery } from '../../api/queries/wallet.ts';
-import { ApiError, getErrorMessage } from '../../api/errors.ts';
+import { orderQuery } from '../../api/queries/compute.ts';
+import { getErrorMessage } from '../../api/errors.ts';
 import { useFeedback } from '../../modules/feedback.ts';
 import { useT } from '../../locales/i18n.ts';
 import { pathOf } from '../../route-table.ts';
-import { newIdempotencyKey } from '../recharge/idempotency-key.ts';
-import { useNow } from '../recharge/useNow.ts';
 import { OrderSummary } from './OrderSummary.tsx';
+import { useOrderPayment } from './useOrderPayment.ts';
 import { ServerText } from './ServerText.tsx';
 import { clockDuration } from './labels.ts';
 import styles from './market.module.css';
@@ -22,49 +18,15 @@ const RECHARGE_PATH = pathOf('recharge');
 const INSTANCES_PATH = pathOf('centerControl');
 const MARKET_PATH = pathOf('market');
 
-/** What paying needs in the balance: the total, or for pay-as-you-go one hour of running. */
-export function neededBalance(order: Pick<Order, 'chargeType' | 'amount' | 'hourly'>): number {
-  return order.chargeType === 'payg' ? Math.max(order.amount, order.hourly) : order.amount;
-}
-
 /** The pay / cancel part of an unpaid order: countdown, balance, short-balance message. */
 export function PayPanel({ order }: { order: Order }) {
   const { t } = useT();
   const navigate = useNavigate();
   const { message, modal } = useFeedback();
-  const balance = useQuery(balanceQuery());
-  const pay = usePayOrder();
-  const cancel = useCancelOrder();
-  const now = useNow(true);
-  /** One key per click; a retry after a lost answer (no status) reuses it, so nothing is paid twice. */
-  const attempt = useRef<string | null>(null);
-  const [serverShort, setServerShort] = useState(false);
-
-  const left = Math.max(0, Math.floor((Date.parse(order.expiresAt) - now) / 1000));
-  const expired = left === 0;
-  const needed = neededBalance(order);
-  const short = serverShort || (balance.data !== undefined && balance.data.balance < needed);
-  const missing = balance.data ? Math.max(0, needed - balance.data.balance) : needed;
-
-  const doPay = () => {
-    attempt.current ??= newIdempotencyKey();
-    pay.mutate(
-      { orderId: order.id, idempotencyKey: attempt.current },
-      {
-        onSuccess: () => {
-          attempt.current = null;
-          void message.success(t('compute.check.paid'));
-          void navigate(INSTANCES_PATH);
-        },
-        onError: (err) => {
-          // An answer came back: the next click is a new attempt. No answer: the same one again.
-          if (err instanceof ApiError && err.status > 0) attempt.current = null;
-          if (err instanceof ApiError && err.reason === ErrorReason.InsufficientBalance) setServerShort(true);
-          void balance.refetch();
-        },
-      },
-    );
-  };
+  const { balance, pay, cancel, left, expired, needed, short, missing, insufficient, payNow: doPay } = useOrderPayment(order, () => {
+    void message.success(t('compute.check.paid'));
+    void navigate(INSTANCES_PATH);
+  });
 
   const doCancel = () =>
     modal.confirm({
@@ -116,7 +78,7 @@ export function PayPanel({ order }: { order: Order }) {
           data-testid="check-short"
         />
       )}
-      {pay.isError && !(pay.error instanceof ApiError && pay.error.reason === ErrorReason.InsufficientBalance) && (
+      {pay.isError && !insufficient && (
         <Alert type="error" showIcon title={t('compute.check.payFailed')} description={<ServerText>{getErrorMessage(pay.error)}</ServerText>} data-testid="check-pay-error" />
       )}
       <Flex gap={12} justify="end" wrap>

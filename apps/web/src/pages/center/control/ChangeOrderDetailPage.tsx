@@ -1,19 +1,15 @@
-import { useRef, useState } from 'react';
 import { Alert, Button, Card, Flex, Skeleton, Tag, Typography } from 'antd';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { Order } from '@suanli/contract/order';
-import { ErrorReason } from '@suanli/contract/errors';
 import { formatMoney } from '@suanli/domain/format';
-import { orderQuery, useCancelOrder, usePayOrder } from '../../../api/queries/compute.ts';
-import { balanceQuery } from '../../../api/queries/wallet.ts';
-import { ApiError, getErrorMessage } from '../../../api/errors.ts';
+import { orderQuery } from '../../../api/queries/compute.ts';
+import { getErrorMessage } from '../../../api/errors.ts';
 import { useFeedback } from '../../../modules/feedback.ts';
 import { useT } from '../../../locales/i18n.ts';
 import { pathOf } from '../../../route-table.ts';
-import { newIdempotencyKey } from '../../recharge/idempotency-key.ts';
-import { useNow } from '../../recharge/useNow.ts';
 import { OrderSummary } from '../../market/OrderSummary.tsx';
+import { useOrderPayment } from '../../market/useOrderPayment.ts';
 import { ServerText } from '../../market/ServerText.tsx';
 import { clockDuration } from '../../market/labels.ts';
 import { BackResult, INSTANCES_PATH, OpsHead, ServerError } from './ops-shared.tsx';
@@ -26,41 +22,10 @@ function ChangePayPanel({ order }: { order: Order }) {
   const { t } = useT();
   const navigate = useNavigate();
   const { message, modal } = useFeedback();
-  const balance = useQuery(balanceQuery());
-  const pay = usePayOrder();
-  const cancel = useCancelOrder();
-  const now = useNow(true);
-  /** One key per click; a retry after a lost answer (no status) reuses it, so nothing is paid twice. */
-  const attempt = useRef<string | null>(null);
-  const [serverShort, setServerShort] = useState(false);
-
-  const left = Math.max(0, Math.floor((Date.parse(order.expiresAt) - now) / 1000));
-  const expired = left === 0;
-  // A pay-as-you-go clone starts running once paid: like a new instance it needs an hour in the balance.
-  const needed = order.kind === 'clone' && order.chargeType === 'payg' ? Math.max(order.amount, order.hourly) : Math.max(0, order.amount);
-  const short = serverShort || (balance.data !== undefined && balance.data.balance < needed);
-  const missing = balance.data ? Math.max(0, needed - balance.data.balance) : needed;
-  const insufficient = pay.error instanceof ApiError && pay.error.reason === ErrorReason.InsufficientBalance;
-
-  const doPay = () => {
-    attempt.current ??= newIdempotencyKey();
-    pay.mutate(
-      { orderId: order.id, idempotencyKey: attempt.current },
-      {
-        onSuccess: () => {
-          attempt.current = null;
-          void message.success(t('ops.check.paid'));
-          void navigate(INSTANCES_PATH);
-        },
-        onError: (err) => {
-          // An answer came back: the next click is a new attempt. No answer: the same one again.
-          if (err instanceof ApiError && err.status > 0) attempt.current = null;
-          if (err instanceof ApiError && err.reason === ErrorReason.InsufficientBalance) setServerShort(true);
-          void balance.refetch();
-        },
-      },
-    );
-  };
+  const { balance, pay, cancel, left, expired, short, missing, insufficient, payNow: doPay } = useOrderPayment(order, () => {
+    void message.success(t('ops.check.paid'));
+    void navigate(INSTANCES_PATH);
+  });
 
   const doCancel = () =>
     modal.confirm({
