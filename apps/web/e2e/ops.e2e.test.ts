@@ -38,6 +38,8 @@ describe('instance operations: contracts, renewal, data disk, images, clone', ()
       await page.screenshot({ path: screenshotPath('ops-change-contract-1440') });
       await page.getByTestId('change-contract-submit').click();
       await page.waitForURL((u) => u.pathname === '/center/control/changeOrderdetail');
+      await page.getByTestId('change-check-balance').waitFor();
+      await page.screenshot({ path: screenshotPath('ops-change-check-1440') });
       await page.getByTestId('change-check-pay').click();
       await page.waitForURL((u) => u.pathname === '/center/control/index');
       await row.getByTestId('instance-expires-at').waitFor();
@@ -78,6 +80,8 @@ describe('instance operations: contracts, renewal, data disk, images, clone', ()
       const input = (await size.evaluate((e) => e.tagName)) === 'INPUT' ? size : size.locator('input');
       await input.fill('60');
       await input.blur();
+      await page.getByTestId('expand-disk-submit').waitFor();
+      await page.screenshot({ path: screenshotPath('ops-expand-disk-1440') });
       await page.getByTestId('expand-disk-submit').click();
       const confirm = page.getByTestId('expand-confirm-ok');
       if (await confirm.waitFor({ timeout: 5_000 }).then(() => true, () => false)) await confirm.click();
@@ -91,6 +95,10 @@ describe('instance operations: contracts, renewal, data disk, images, clone', ()
       await page.screenshot({ path: screenshotPath('ops-disk-grown-1440') });
       const df = await runInShell(context, row, 'df -h /root/data | tail -n 1', /\/root\/data$/);
       expect(df.some((r) => /\s(59|60)G\s.*\/root\/data$/.test(r)), df.filter(Boolean).join('\n')).toBe(true);
+      // /center/system: the grown disk's usage.
+      await page.goto(h.url('demo', '/center/system'));
+      await page.getByTestId('system-disk-table').locator('tr.ant-table-row').first().waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: screenshotPath('ops-system-disk-1440') });
     } finally {
       await context.close();
     }
