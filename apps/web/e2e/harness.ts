@@ -127,8 +127,11 @@ export async function startHarness(env: Record<string, string> = {}, opts: { ssh
       await ssh?.close();
       await jobs.stop();
       await app.close();
-      // Issue #8: no sandbox outlives the run (their disks are mounted under the data dir).
-      for (const id of await container.compute.list()) await container.compute.destroy(id).catch(() => {});
+      // Issue #8: no sandbox outlives the run (their disks are mounted under the data dir); stopped
+      // instances too (#10 leaves some stopped), so no cgroup of theirs stays behind on the host.
+      const instanceDirs = path.join(dataDir, 'instances');
+      const ids = new Set([...(await container.compute.list()), ...(fs.existsSync(instanceDirs) ? fs.readdirSync(instanceDirs) : [])]);
+      for (const id of ids) await container.compute.destroy(id).catch(() => {});
       await container.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
       if (cspViolations.length) throw new Error(`Content-Security-Policy violations:\n${cspViolations.join('\n')}`);
